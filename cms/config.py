@@ -1,0 +1,176 @@
+"""Loading and checking cms.toml ($CMS_CONFIG, else $CMS_HOME/cms.toml).
+
+Owns the list of keys, their defaults and their checks. Unknown keys are reported (warnings),
+bad values raise ConfigError with the key's name. It never writes the file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from cms import paths
+from cms.errors import ConfigError
+
+PROVIDER_MODES = ("auto", "anthropic", "claude_cli", "local")
+
+
+@dataclass(frozen=True)
+class MapConfig:
+    max_planets: int = 50
+
+
+@dataclass(frozen=True)
+class HooksConfig:
+    exclude: tuple[str, ...] = ()
+    inject_max_chars: int = 9500
+    recall_limit: int = 3
+    briefing_limit: int = 5
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    mode: str = "auto"
+    update_model: str = "claude-haiku-4-5"
+    search_model: str = "claude-haiku-4-5"
+    observe_model: str = "claude-haiku-4-5"
+    timeout_seconds: float = 30.0
+    max_retries: int = 2
+    max_tokens: int = 2048
+    daily_token_budget: int = 0
+    claude_cli_path: str = "claude"
+    prompts_dir: str = ""
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    job_timeout_seconds: float = 180.0
+    max_attempts: int = 3
+    idle_exit_seconds: float = 2.0
+
+
+@dataclass(frozen=True)
+class ObservationsConfig:
+    min_relevance: float = 0.15
+    stale_after_days: int = 90
+    stale_max_importance: int = 2
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    max_bytes: int = 1_000_000
+    backups: int = 3
+    level: str = "info"
+
+
+@dataclass(frozen=True)
+class Config:
+    map: MapConfig = field(default_factory=MapConfig)
+    hooks: HooksConfig = field(default_factory=HooksConfig)
+    provider: ProviderConfig = field(default_factory=ProviderConfig)
+    worker: WorkerConfig = field(default_factory=WorkerConfig)
+    observations: ObservationsConfig = field(default_factory=ObservationsConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+    source: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+_SECTIONS: dict[str, type[Any]] = {
+    "map": MapConfig,
+    "hooks": HooksConfig,
+    "provider": ProviderConfig,
+    "worker": WorkerConfig,
+    "observations": ObservationsConfig,
+    "log": LogConfig,
+}
+
+# (minimum, maximum) for numbers; allowed values for enumerations.
+_RANGES: dict[str, tuple[float, float]] = {
+    "map.max_planets": (1, 10_000),
+    "hooks.inject_max_chars": (500, 9500),
+    "hooks.recall_limit": (0, 20),
+    "hooks.briefing_limit": (0, 20),
+    "provider.timeout_seconds": (1, 600),
+    "provider.max_retries": (0, 10),
+    "provider.max_tokens": (64, 64_000),
+    "provider.daily_token_budget": (0, 10**12),
+    "worker.job_timeout_seconds": (5, 3600),
+    "worker.max_attempts": (1, 20),
+    "worker.idle_exit_seconds": (0, 60),
+    "observations.min_relevance": (0, 1),
+    "observations.stale_after_days": (1, 100_000),
+    "observations.stale_max_importance": (1, 5),
+    "log.max_bytes": (10_000, 10**10),
+    "log.backups": (0, 50),
+}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "provider.mode": PROVIDER_MODES,
+    "log.level": ("debug", "info", "warning", "error"),
+}
+
+
+def _coerce(key: str, value: Any, default: Any) -> Any:
+    """Check one value against its default's type and its range; return the typed value."""
+    if isinstance(default, bool) or default is None:
+        raise ConfigError(f"{key}: unsupported key type")
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{key}: expected a list of strings, got {value!r}")
+        return tuple(value)
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{key}: expected a number, got {value!r}")
+        value = float(value)
+    elif isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+    elif isinstance(default, str) and not isinstance(value, str):
+        raise ConfigError(f"{key}: expected a string, got {value!r}")
+    if key in _RANGES:
+        low, high = _RANGES[key]
+        if not low <= value <= high:
+            raise ConfigError(f"{key}: {value!r} is outside {low:g}..{high:g}")
+    if key in _CHOICES and value not in _CHOICES[key]:
+        raise ConfigError(f"{key}: {value!r} is not one of {', '.join(_CHOICES[key])}")
+    return value
+
+
+def parse_config(data: dict[str, Any], source: str = "") -> Config:
+    """Build a Config from parsed TOML; unknown keys become warnings, bad values errors."""
+    warnings: list[str] = []
+    sections: dict[str, Any] = {}
+    for name, value in data.items():
+        cls = _SECTIONS.get(name)
+        if cls is None:
+            warnings.append(f"unknown section [{name}] ignored")
+            continue
+        if not isinstance(value, dict):
+            raise ConfigError(f"[{name}] must be a table")
+        defaults = cls()
+        known = {f.name for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for key, item in value.items():
+            if key not in known:
+                warnings.append(f"unknown key {name}.{key} ignored")
+                continue
+            kwargs[key] = _coerce(f"{name}.{key}", item, getattr(defaults, key))
+        sections[name] = cls(**kwargs)
+    return Config(**sections, source=source, warnings=tuple(warnings))
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read the config file; a missing file means all defaults."""
+    path = path or paths.config_path()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
+    return parse_config(data, source=str(path))

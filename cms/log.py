@@ -1,0 +1,81 @@
+"""The log file ($CMS_HOME/logs/cms.log) with size-based rotation safe across processes.
+
+Each record is one line written with a single O_APPEND write, so concurrent hook processes never
+interleave; rotation happens under a lock and re-checks the size, so only one process rotates.
+Every message is redacted before it reaches the disk. Logging never raises.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from cms import paths
+
+_LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
+_settings: dict[str, object] = {"max_bytes": 1_000_000, "backups": 3, "level": "info"}
+
+
+def configure_log(max_bytes: int, backups: int, level: str) -> None:
+    """Apply the [log] section of the config for this process."""
+    _settings.update(max_bytes=max_bytes, backups=backups, level=level)
+
+
+def _rotate(path: Path, backups: int, max_bytes: int) -> None:
+    from cms.locking import exclusive_lock  # rare path: keep portalocker off the hot path
+
+    with exclusive_lock(path, timeout=2.0):
+        try:
+            if path.stat().st_size < max_bytes:
+                return  # another process rotated first
+        except FileNotFoundError:
+            return
+        if backups == 0:
+            path.unlink(missing_ok=True)
+            return
+        for i in range(backups - 1, 0, -1):
+            older = path.with_name(f"{path.name}.{i}")
+            if older.exists():
+                os.replace(older, path.with_name(f"{path.name}.{i + 1}"))
+        os.replace(path, path.with_name(f"{path.name}.1"))
+
+
+def log_event(level: str, event: str, message: str = "", **fields: object) -> None:
+    """Append one redacted line: time, pid, level, event, message, key=value fields."""
+    try:
+        if _LEVELS.get(level, 20) < _LEVELS.get(str(_settings["level"]), 20):
+            return
+        from cms.transcripts.redact import redact_text
+
+        extra = " ".join(f"{k}={v}" for k, v in fields.items())
+        text = " ".join(part for part in (message, extra) if part)
+        text = redact_text(text).replace("\n", "\\n")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        line = f"{stamp} pid={os.getpid()} {level.upper()} {event} {text}\n".encode()
+        path = paths.log_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line)
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        max_bytes = int(str(_settings["max_bytes"]))
+        if size >= max_bytes:
+            _rotate(path, int(str(_settings["backups"])), max_bytes)
+    except Exception:  # noqa: BLE001 - logging must never break the caller
+        pass
+
+
+def last_error() -> str | None:
+    """The newest ERROR line of the current log file, for `install.py --status` and `cms doctor`."""
+    try:
+        with open(paths.log_path(), encoding="utf-8", errors="replace") as handle:
+            lines = handle.readlines()[-2000:]
+    except OSError:
+        return None
+    for line in reversed(lines):
+        if " ERROR " in line:
+            return line.rstrip("\n")
+    return None

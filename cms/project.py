@@ -1,0 +1,77 @@
+"""Project identity: which project a working folder belongs to.
+
+A git repository is identified by its common git dir (so every worktree of one repository is one
+project); a folder outside git by its resolved path. The id is a readable name plus a hash of
+that path, so two repositories with the same folder name never collide. Reads files only; it
+never runs git (this is on the hook fast path).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Project:
+    id: str
+    root: Path  # the work tree (or folder) the cwd is in
+    git_common_dir: Path | None
+
+
+def _read_gitdir_file(dot_git: Path) -> Path | None:
+    try:
+        text = dot_git.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    gitdir = Path(text[len("gitdir:") :].strip())
+    return gitdir if gitdir.is_absolute() else (dot_git.parent / gitdir)
+
+
+def _common_dir(gitdir: Path) -> Path:
+    try:
+        rel = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return gitdir.resolve()
+    common = Path(rel)
+    return (common if common.is_absolute() else gitdir / common).resolve()
+
+
+def find_git_dirs(cwd: Path) -> tuple[Path, Path, Path] | None:
+    """(work tree root, git dir, common git dir) for cwd, or None outside a repository."""
+    for folder in (cwd, *cwd.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return folder, dot_git.resolve(), _common_dir(dot_git)
+        if dot_git.is_file():
+            gitdir = _read_gitdir_file(dot_git)
+            if gitdir is not None and gitdir.is_dir():
+                return folder, gitdir.resolve(), _common_dir(gitdir)
+    return None
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:40] or "project"
+
+
+def identify_project(cwd: str | Path) -> Project:
+    """The project of a working folder (git common dir, else the resolved path)."""
+    folder = Path(cwd).expanduser()
+    try:
+        folder = folder.resolve()
+    except OSError:
+        folder = folder.absolute()
+    found = find_git_dirs(folder)
+    if found is None:
+        key, root, common = str(folder), folder, None
+        name = folder.name
+    else:
+        root, _gitdir, common = found
+        key = str(common)
+        name = common.parent.name if common.name == ".git" else common.name.removesuffix(".git")
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    return Project(id=f"{_slug(name)}-{digest}", root=root, git_common_dir=common)

@@ -1,0 +1,1 @@
+"""Reading agent transcripts (Claude Code, Codex) into exchanges, and redacting secrets."""
