@@ -1,0 +1,1 @@
+"""Model providers: the Anthropic API, the `claude` CLI, and the offline `local` extractor."""

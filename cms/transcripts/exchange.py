@@ -1,0 +1,44 @@
+"""The latest exchange of a chat: one genuine user prompt and what the agent did and said.
+
+A plain value shared by transcript readers, the update flow and the providers. Texts in it are
+already redacted and trimmed by the reader; `render` only lays them out for a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    input: str  # trimmed summary of the input (a command, a file path, ...)
+    output: str = ""  # trimmed summary of the result
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class Exchange:
+    user: str
+    assistant: str
+    tools: tuple[ToolCall, ...] = ()
+    files: tuple[str, ...] = ()
+    turn: int = 0  # 1-based count of genuine user prompts in the transcript
+    timestamp: str | None = None
+    agent: str = "claude_code"  # or "codex"
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def render(self, max_chars: int = 12_000) -> str:
+        """The exchange as text for the update model, never longer than max_chars."""
+        parts = [f"USER:\n{self.user}"]
+        for tool in self.tools:
+            line = f"TOOL {tool.name}: {tool.input}"
+            if tool.output:
+                line += f"\n  -> {'ERROR ' if tool.is_error else ''}{tool.output}"
+            parts.append(line)
+        parts.append(f"ASSISTANT:\n{self.assistant}")
+        text = "\n\n".join(parts)
+        if len(text) <= max_chars:
+            return text
+        head = max_chars // 2
+        return text[:head] + "\n[...trimmed...]\n" + text[-(max_chars - head - 17) :]
