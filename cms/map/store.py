@@ -1,0 +1,94 @@
+"""Map files on disk: lock-free reads, atomic writes under an exclusive per-map lock.
+
+A write goes to a temporary file in the same folder, is fsynced and renamed over the map, so a
+reader sees the old or the new map, never a mix, and a killed writer leaves the old one. A file
+that cannot be read is reported and kept as it is; it is never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import orjson
+
+from cms.errors import CorruptMapError, MapError, MapNotFoundError
+from cms.map.model import CorrelationMap, map_from_dict, new_map
+
+T = TypeVar("T")
+
+
+def load_map(path: Path) -> CorrelationMap:
+    """Read a map (no lock); raise MapNotFoundError, CorruptMapError or MapVersionError."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise MapNotFoundError(f"no map at {path}") from exc
+    except OSError as exc:
+        raise MapError(f"cannot read map {path}: {exc.strerror}") from exc
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise CorruptMapError(f"map {path} is not valid JSON ({exc}); file kept as is") from exc
+    try:
+        return map_from_dict(data)
+    except CorruptMapError as exc:
+        raise CorruptMapError(f"map {path} is damaged: {exc}; file kept as is") from exc
+
+
+def dump_map(cmap: CorrelationMap) -> bytes:
+    """The exact bytes of a map file (stable: the same map always gives the same bytes)."""
+    return orjson.dumps(cmap.to_dict(), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Replace path with data: temp file in the same folder, fsync, rename, fsync the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def save_map(path: Path, cmap: CorrelationMap) -> None:
+    """Write a map atomically. Callers that read-modify-write hold the lock (see edit_map)."""
+    write_atomically(path, dump_map(cmap))
+
+
+def edit_map(
+    path: Path,
+    change: Callable[[CorrelationMap], tuple[T, bool]],
+    *,
+    session_id: str,
+    project: str,
+    lock_timeout: float = 30.0,
+) -> T:
+    """Load (or start) a map under its lock, run change(map) -> (result, changed), save if changed.
+
+    A damaged or future-version file raises before change runs, so it is never overwritten.
+    """
+    from cms.locking import exclusive_lock  # portalocker: writers only, never the fast path
+
+    with exclusive_lock(path, timeout=lock_timeout):
+        try:
+            cmap = load_map(path)
+        except MapNotFoundError:
+            cmap = new_map(session_id, project)
+        result, changed = change(cmap)
+        if changed:
+            save_map(path, cmap)
+        return result

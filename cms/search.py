@@ -1,0 +1,109 @@
+"""Finding facts in a chat map: the local BM25 selector and the frame for a model selector.
+
+Whatever selects, the texts returned are always the stored ones, verbatim, with their id and
+topic path; archived facts are found too and marked. A model selector only returns numbers;
+when it fails the local selector answers instead (never nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cms.map.model import CorrelationMap
+from cms.textindex import Bm25Index
+
+MODEL_CANDIDATES = 150
+
+# A model selector gets the query and numbered fact lines and returns 0-based indexes.
+Selector = Callable[[str, list[str], int], list[int]]
+
+
+@dataclass(frozen=True)
+class FactHit:
+    id: str
+    text: str
+    sun: str
+    planet: str
+    archived: bool
+    score: float = 0.0
+
+    @property
+    def path(self) -> str:
+        return f"{self.sun} > {self.planet}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "text": self.text,
+            "path": self.path,
+            "archived": self.archived,
+            "score": round(self.score, 4),
+        }
+
+    def render(self) -> str:
+        mark = " (archived)" if self.archived else ""
+        return f"{self.id} [{self.path}]{mark} {self.text}"
+
+
+def all_facts(cmap: CorrelationMap) -> list[FactHit]:
+    """Every fact of the map, live ones first, in a stable order."""
+    facts = [
+        FactHit(sat.id, sat.text, sun.title, planet.title, archived=False)
+        for sun in cmap.suns
+        for planet in sun.planets
+        for sat in planet.satellites
+    ]
+    facts += [
+        FactHit(sat.id, sat.text, planet.sun_title or "?", planet.title, archived=True)
+        for planet in cmap.archive
+        for sat in planet.satellites
+    ]
+    return facts
+
+
+def _documents(facts: list[FactHit]) -> list[str]:
+    return [f"{f.text} {f.planet} {f.sun}" for f in facts]
+
+
+def search_local(cmap: CorrelationMap, query: str, k: int = 5) -> list[FactHit]:
+    """The k facts that BM25 ranks best for the query (text, subtopic and topic titles)."""
+    facts = all_facts(cmap)
+    if not facts:
+        return []
+    index = Bm25Index(_documents(facts))
+    return [_scored(facts[i], s) for i, s in index.top(query, k)]
+
+
+def _scored(hit: FactHit, score: float) -> FactHit:
+    return FactHit(hit.id, hit.text, hit.sun, hit.planet, hit.archived, score)
+
+
+def search_with_selector(
+    cmap: CorrelationMap, query: str, k: int, selector: Selector
+) -> tuple[list[FactHit], str]:
+    """Let a model pick among the best candidates; fall back to local results on any failure.
+
+    Returns the hits and which selector answered ("model" or "local").
+    """
+    from cms.errors import CmsError
+
+    facts = all_facts(cmap)
+    if not facts:
+        return [], "local"
+    if len(facts) > MODEL_CANDIDATES:
+        index = Bm25Index(_documents(facts))
+        ranked = index.top(query, MODEL_CANDIDATES)
+        candidates = [facts[i] for i, _ in ranked] or facts[:MODEL_CANDIDATES]
+    else:
+        candidates = facts
+    lines = [f"{n}. [{c.path}] {c.text}" for n, c in enumerate(candidates, start=1)]
+    try:
+        picked = selector(query, lines, k)
+    except CmsError:
+        return search_local(cmap, query, k), "local"
+    hits = [candidates[i] for i in dict.fromkeys(picked) if 0 <= i < len(candidates)][:k]
+    if not hits:
+        return search_local(cmap, query, k), "local"
+    return hits, "model"
