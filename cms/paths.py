@@ -58,7 +58,7 @@ def project_dir(project_id: str) -> Path:
 
 
 def usage_path() -> Path:
-    return cms_home() / "usage.json"
+    return cms_home() / "usage.sqlite3"
 
 
 def sandbox_dir() -> Path:

@@ -1,0 +1,124 @@
+"""`cms doctor`: what cms would do here and why (config, data folder, provider, prompts, errors).
+
+It only inspects: it never calls a model, never creates the data folder and never changes a
+file. A broken config or CMS_PROVIDER is reported (exit code 1) instead of stopping the report.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from typing import Annotated, Any
+
+import orjson
+import typer
+
+from cms import paths
+from cms.config import Config, load_config
+from cms.errors import CmsError
+from cms.log import last_error
+from cms.providers.prompts import PROMPT_NAMES, prompt_source
+from cms.providers.select import choose_provider
+
+
+def _credentials() -> list[str]:
+    return [
+        name
+        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+        if os.environ.get(name)
+    ]
+
+
+def collect_report() -> tuple[dict[str, Any], bool]:
+    """The doctor's findings as a dict, and whether everything needed is usable."""
+    healthy = True
+    warnings: list[str] = []
+    try:
+        config = load_config()
+    except CmsError as exc:
+        config = Config()
+        warnings.append(f"config not usable, defaults shown: {exc}")
+        healthy = False
+    warnings += [f"{config.source}: {w}" for w in config.warnings]
+    try:
+        provider, reason = choose_provider(config)
+    except CmsError as exc:
+        provider, reason = "error", str(exc)
+        healthy = False
+    claude = shutil.which(config.provider.claude_cli_path)
+    usage: dict[str, Any] | None
+    try:
+        from cms.providers.usage import summarize_usage
+
+        usage = summarize_usage(config)["budget"]
+    except CmsError as exc:
+        usage = None
+        warnings.append(str(exc))
+    home = paths.cms_home()
+    report = {
+        "cms_home": str(home),
+        "cms_home_exists": home.is_dir(),
+        "config": config.source or None,
+        "config_path": str(paths.config_path()),
+        "warnings": warnings,
+        "provider": provider,
+        "provider_reason": reason,
+        "provider_mode": config.provider.mode,
+        "models": {
+            "update": config.provider.update_model,
+            "search": config.provider.search_model,
+            "observe": config.provider.observe_model,
+        },
+        "claude": claude,
+        "credentials_set": _credentials(),
+        "cms_disable": bool(os.environ.get("CMS_DISABLE")),
+        "prompts": {name: prompt_source(name, config) for name in PROMPT_NAMES},
+        "budget": usage,
+        "log": str(paths.log_path()),
+        "last_error": last_error(),
+    }
+    return report, healthy
+
+
+def _print_text(report: dict[str, Any]) -> None:
+    config = report["config"] or f"defaults (no file at {report['config_path']})"
+    home_state = "" if report["cms_home_exists"] else " (not created yet)"
+    print(f"config:     {config}")
+    for warning in report["warnings"]:
+        print(f"warning:    {warning}")
+    print(f"data:       {report['cms_home']}{home_state}")
+    print(f"provider:   {report['provider']} ({report['provider_reason']})")
+    print(f"claude CLI: {report['claude'] or 'not found on PATH'}")
+    creds = ", ".join(report["credentials_set"]) or "none set"
+    print(f"API env:    {creds}")
+    if report["cms_disable"]:
+        print("CMS_DISABLE is set: hooks do nothing in this environment")
+    print("prompts:    " + ", ".join(f"{k}: {v}" for k, v in report["prompts"].items()))
+    budget = report["budget"]
+    if budget and budget["daily_tokens"]:
+        print(
+            f"budget:     {budget['spent_today']} of {budget['daily_tokens']} tokens spent today"
+            " (UTC)"
+        )
+    elif budget:
+        print(f"budget:     unlimited ({budget['spent_today']} tokens today)")
+    print(f"log:        {report['log']}")
+    print(f"last error: {report['last_error'] or 'none'}")
+
+
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
+) -> None:
+    """Show the config in use, the data folder, which provider `auto` picks and why."""
+    report, healthy = collect_report()
+    if as_json:
+        sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n")
+    else:
+        _print_text(report)
+    if not healthy:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(doctor)

@@ -1,0 +1,86 @@
+"""The system prompts of the helper models (update, search, observe) and where they come from.
+
+Lookup order: the user's folder (config provider.prompts_dir, then $CMS_HOME/prompts), then the
+copy shipped in the package (cms/prompts/<name>.md), then a minimal built-in text, so a broken
+install still runs. It only reads files; it never calls a model.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from cms import paths
+from cms.config import Config
+
+PROMPT_NAMES = ("update", "search", "observe")
+
+_FALLBACKS = {
+    "update": (
+        "You maintain a memory tree of one chat: suns (topics) hold planets (subtopics, with a "
+        "mass counter) which hold satellites (facts of at most 200 characters). Read the map and "
+        'the latest exchange and answer ONLY with a JSON object {"ops": [...]} using these ops: '
+        "add_sun {title, planets?: [{title, sats: [text]}]}, add_planet {sun, title, sats?}, "
+        "add_sat {planet, text}, replace_sat {sat, text}, delete_sat {sat}, inc_mass {planet, "
+        "by?: 1-3}. Use existing ids only, at most 10 ops, no duplicate facts. Keep decisions, "
+        'constraints, fixes, preferences, commands and open questions. Answer {"ops": []} when '
+        "nothing is worth keeping."
+    ),
+    "search": (
+        "You pick the stored facts that answer a query. Answer only with the numbers of the "
+        "relevant facts, most relevant first, separated by commas, and nothing else."
+    ),
+    "observe": (
+        "Extract durable observations about the project from the session text. Answer ONLY with "
+        "a JSON list of objects {kind, title, body, files, importance}; kind is one of decision, "
+        "learning, bugfix, command, file_summary, preference, other; importance is 1-5. Answer "
+        "[] when nothing is worth keeping."
+    ),
+}
+
+
+def _read(path: Path) -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if text.strip() else None
+
+
+def _user_dirs(config: Config | None) -> list[Path]:
+    dirs = []
+    if config is not None and config.provider.prompts_dir:
+        dirs.append(Path(config.provider.prompts_dir).expanduser())
+    dirs.append(paths.cms_home() / "prompts")
+    return dirs
+
+
+def prompt_source(name: str, config: Config | None = None) -> str:
+    """Where load_prompt takes `name` from: a file path, "package:<name>.md" or "built-in"."""
+    if name not in PROMPT_NAMES:
+        raise ValueError(f"unknown prompt {name!r}")
+    for folder in _user_dirs(config):
+        if _read(folder / f"{name}.md") is not None:
+            return str(folder / f"{name}.md")
+    if _packaged(name) is not None:
+        return f"package:{name}.md"
+    return "built-in"
+
+
+def _packaged(name: str) -> str | None:
+    try:
+        text = (resources.files("cms") / "prompts" / f"{name}.md").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if text.strip() else None
+
+
+def load_prompt(name: str, config: Config | None = None) -> str:
+    """The text of prompt `name` (one of PROMPT_NAMES), from the first readable source."""
+    if name not in PROMPT_NAMES:
+        raise ValueError(f"unknown prompt {name!r}")
+    for folder in _user_dirs(config):
+        text = _read(folder / f"{name}.md")
+        if text is not None:
+            return text
+    return _packaged(name) or _FALLBACKS[name]
