@@ -13,18 +13,26 @@ from collections.abc import Sequence
 
 _WORD = re.compile(r"[a-z0-9]+(?:[._/-][a-z0-9]+)*|[^\W\d_]+", re.UNICODE)
 STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just let me more most my myself no nor not now of off on once only or other our
-    ours ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves
-    also use used using get got make made s t don didn doesn isn wasn won ok okay please thanks
-    yes yeah""".split()
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "also", "use", "used", "using", "get", "got", "make", "made", "s", "t", "don", "didn", "doesn", "isn", "wasn", "won", "ok", "okay", "please", "thanks", "yes", "yeah"]
 )
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ness", "ments", "ment", "edly", "ies", "ied",
-             "ers", "er", "ed", "es", "ly", "s")
+_SUFFIXES = (
+    "ations",
+    "ation",
+    "ings",
+    "ing",
+    "ness",
+    "ments",
+    "ment",
+    "edly",
+    "ies",
+    "ied",
+    "ers",
+    "er",
+    "ed",
+    "es",
+    "ly",
+    "s",
+)
 
 
 def stem(word: str) -> str:

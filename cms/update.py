@@ -36,8 +36,9 @@ def _propose_local(cmap: CorrelationMap, exchange: Exchange) -> Any:
     return extract_ops(cmap, exchange)
 
 
-def _apply(path: Path, answer: Any, *, config: Config, session_id: str, project: str,
-           turn: int) -> ApplyReport:
+def _apply(
+    path: Path, answer: Any, *, config: Config, session_id: str, project: str, turn: int
+) -> ApplyReport:
     def change(cmap: CorrelationMap) -> tuple[ApplyReport, bool]:
         report = apply_answer(cmap, answer, turn=turn, max_planets=config.map.max_planets)
         return report, report.changed
@@ -64,24 +65,51 @@ def update_chat_map(
     cmap = _current_map(path, session_id, project)
     turn = exchange.turn
     if provider is None:
-        return _apply(path, _propose_local(cmap, exchange), config=config,
-                      session_id=session_id, project=project, turn=turn)
+        return _apply(
+            path,
+            _propose_local(cmap, exchange),
+            config=config,
+            session_id=session_id,
+            project=project,
+            turn=turn,
+        )
     from cms.providers.model_calls import ask_for_ops
 
     exchange_text = exchange.render(EXCHANGE_CHARS)
     try:
-        answer = ask_for_ops(provider, config, map_view=render_full(cmap),
-                             exchange_text=exchange_text, reasons=None, project=project)
+        answer = ask_for_ops(
+            provider,
+            config,
+            map_view=render_full(cmap),
+            exchange_text=exchange_text,
+            reasons=None,
+            project=project,
+        )
     except BudgetExhaustedError:
-        return _apply(path, _propose_local(cmap, exchange), config=config,
-                      session_id=session_id, project=project, turn=turn)
-    report = _apply(path, answer, config=config, session_id=session_id, project=project,
-                    turn=turn)
+        return _apply(
+            path,
+            _propose_local(cmap, exchange),
+            config=config,
+            session_id=session_id,
+            project=project,
+            turn=turn,
+        )
+    report = _apply(path, answer, config=config, session_id=session_id, project=project, turn=turn)
     if not report.all_rejected:
         return report
-    log_event("info", "update_retry", f"all {len(report.outcomes)} ops rejected; asking again",
-              session=session_id)
+    log_event(
+        "info",
+        "update_retry",
+        f"all {len(report.outcomes)} ops rejected; asking again",
+        session=session_id,
+    )
     cmap = _current_map(path, session_id, project)
-    answer = ask_for_ops(provider, config, map_view=render_full(cmap),
-                         exchange_text=exchange_text, reasons=report.reasons(), project=project)
+    answer = ask_for_ops(
+        provider,
+        config,
+        map_view=render_full(cmap),
+        exchange_text=exchange_text,
+        reasons=report.reasons(),
+        project=project,
+    )
     return _apply(path, answer, config=config, session_id=session_id, project=project, turn=turn)

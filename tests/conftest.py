@@ -52,8 +52,14 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cms_home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CMS_HOME", str(cms_home))
-    for var in ("CMS_CONFIG", "CMS_DISABLE", "CMS_SYNC", "ANTHROPIC_API_KEY",
-                "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+    for var in (
+        "CMS_CONFIG",
+        "CMS_DISABLE",
+        "CMS_SYNC",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("CMS_PROVIDER", "local")
     return cms_home

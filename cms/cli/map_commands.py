@@ -34,7 +34,9 @@ def locate_map(session: str | None, map_file: Path | None) -> Path:
     if session is not None:
         return paths.map_path(session)
     chats = paths.cms_home() / "chats"
-    maps = sorted(chats.glob("*/map.json"), key=lambda p: p.stat().st_mtime) if chats.is_dir() else []
+    maps = (
+        sorted(chats.glob("*/map.json"), key=lambda p: p.stat().st_mtime) if chats.is_dir() else []
+    )
     if not maps:
         raise MapNotFoundError(f"no chat map under {chats}; pass --session or --map")
     return maps[-1]

@@ -61,7 +61,14 @@ MAP_SCHEMA: dict[str, Any] = {
     "title": "cms correlation map, version 1",
     "type": "object",
     "required": [
-        "version", "session_id", "project", "next_id", "created_at", "updated_at", "suns", "archive",
+        "version",
+        "session_id",
+        "project",
+        "next_id",
+        "created_at",
+        "updated_at",
+        "suns",
+        "archive",
     ],
     "additionalProperties": False,
     "properties": {
@@ -163,7 +170,9 @@ ANSWER_SCHEMA: dict[str, Any] = {
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
-    schema = MAP_SCHEMA if name == "map" else ANSWER_SCHEMA if name == "answer" else OP_SCHEMAS[name]
+    schema = (
+        MAP_SCHEMA if name == "map" else ANSWER_SCHEMA if name == "answer" else OP_SCHEMAS[name]
+    )
     return Draft202012Validator(schema)
 
 

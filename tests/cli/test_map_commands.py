@@ -1,0 +1,150 @@
+"""`cms show`, `cms ops apply` and `cms search` as a user runs them (real subprocesses)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "examples" / "sample_ops.json"
+
+
+def cms(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "cms", *args],
+        input=stdin.decode() if stdin else None,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_ops_apply_prints_accepted_and_rejected_with_reasons(tmp_path: Path) -> None:
+    map_file = tmp_path / "map.json"
+    result = cms("ops", "apply", "--map", str(map_file), str(SAMPLE))
+    assert result.returncode == 0, result.stderr
+    assert "accepted #1 add_sun -> S1, P2, F3, P4, F5" in result.stdout
+    assert "rejected #3 add_sat: unknown planet P99" in result.stdout
+    assert "3 accepted, 1 rejected; map saved" in result.stdout
+
+
+def test_ops_apply_json_output_is_machine_readable(tmp_path: Path) -> None:
+    map_file = tmp_path / "map.json"
+    result = cms("ops", "apply", "--map", str(map_file), str(SAMPLE), "--json")
+    data = orjson.loads(result.stdout)
+    assert [o["index"] for o in data["accepted"]] == [1, 2, 4]
+    assert data["rejected"][0]["reason"] == "unknown planet P99"
+
+
+def test_all_invalid_batch_leaves_file_byte_identical(tmp_path: Path) -> None:
+    map_file = tmp_path / "map.json"
+    cms("ops", "apply", "--map", str(map_file), str(SAMPLE))
+    before = map_file.read_bytes()
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        orjson.dumps(
+            {
+                "ops": [
+                    {"op": "add_sat", "planet": "P404", "text": "x"},
+                    {"op": "nope"},
+                    {"op": "add_sat", "planet": "P2", "text": "z" * 201},
+                    {"op": "add_sat", "planet": "P2", "text": ""},
+                    {"op": "add_sat", "planet": "P2", "text": ["list"]},
+                    {
+                        "op": "add_sat",
+                        "planet": "P2",
+                        "text": "Use Postgres 16, not DynamoDB: we need joins across orders and users",
+                    },
+                ]
+            }
+        ).decode(),
+        encoding="utf-8",
+    )
+    result = cms("ops", "apply", "--map", str(map_file), str(bad))
+    assert "0 accepted, 6 rejected; map unchanged" in result.stdout
+    assert map_file.read_bytes() == before
+
+
+def test_search_prints_facts_verbatim_with_id_and_path(tmp_path: Path) -> None:
+    map_file = tmp_path / "map.json"
+    cms("ops", "apply", "--map", str(map_file), str(SAMPLE))
+    result = cms("search", "--map", str(map_file), "which database do we use?")
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first == (
+        "F3 [Storage > Database choice] "
+        "Use Postgres 16, not DynamoDB: we need joins across orders and users"
+    )
+    data = orjson.loads(cms("search", "--map", str(map_file), "migrate", "--json").stdout)
+    assert data["facts"][0]["id"] == "F5" and data["selector"] == "local"
+
+
+def test_search_by_session_finds_the_chat_map_under_cms_home() -> None:
+    home = Path(os.environ["CMS_HOME"])
+    map_file = home / "chats" / "abc-123" / "map.json"
+    cms("ops", "apply", "--map", str(map_file), str(SAMPLE))
+    result = cms("search", "--session", "abc-123", "staging deploy")
+    assert "F8 [Deployment > Staging]" in result.stdout
+    shown = cms("show", "--session", "abc-123")
+    assert "Database choice (mass 3, 1 fact)" in shown.stdout
+
+
+def test_archived_facts_are_found_and_marked(tmp_path: Path) -> None:
+    map_file = tmp_path / "map.json"
+    cms("ops", "apply", "--map", str(map_file), str(SAMPLE))
+    config = tmp_path / "cms.toml"
+    config.write_text("[map]\nmax_planets = 1\n", encoding="utf-8")
+    os.environ["CMS_CONFIG"] = str(config)
+    try:
+        cms("ops", "apply", "--map", str(map_file), "-", stdin=b'{"ops": []}')
+        result = cms("search", "--map", str(map_file), "staging deploys")
+    finally:
+        del os.environ["CMS_CONFIG"]
+    assert "(archived) Staging deploys from the main branch" in result.stdout
+
+
+def test_corrupt_truncated_or_future_maps_give_one_line_errors_and_stay(tmp_path: Path) -> None:
+    cases = {
+        "truncated.json": b'{"version": 1, "session_id": "s", "suns": [',
+        "future.json": b'{"version": 7, "suns": []}',
+        "garbage.json": b"\x00\xff not json",
+    }
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        for args in (
+            ("show", "--map", str(path)),
+            ("search", "--map", str(path), "q"),
+            ("ops", "apply", "--map", str(path), str(SAMPLE)),
+        ):
+            result = cms(*args)
+            assert result.returncode == 1, (name, args)
+            assert result.stderr.startswith("cms: error: ") and result.stderr.count("\n") == 1
+            assert "Traceback" not in result.stderr + result.stdout
+        assert path.read_bytes() == content
+
+
+def test_bad_ops_file_and_bad_config_are_clear_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "ops.json"
+    bad.write_text("{not json", encoding="utf-8")
+    result = cms("ops", "apply", "--map", str(tmp_path / "m.json"), str(bad))
+    assert result.returncode == 1 and "is not valid JSON" in result.stderr
+    result = cms("ops", "apply", "--map", str(tmp_path / "m.json"), str(tmp_path / "missing"))
+    assert result.returncode == 1 and "cannot read" in result.stderr
+    config = tmp_path / "cms.toml"
+    config.write_text("[map]\nmax_planets = 'many'\n", encoding="utf-8")
+    os.environ["CMS_CONFIG"] = str(config)
+    try:
+        result = cms("ops", "apply", "--map", str(tmp_path / "m.json"), str(SAMPLE))
+    finally:
+        del os.environ["CMS_CONFIG"]
+    assert result.returncode == 1
+    assert result.stderr == "cms: error: map.max_planets: expected an integer, got 'many'\n"
+    assert not (tmp_path / "m.json").exists()
