@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
@@ -17,10 +17,12 @@ from cms import paths
 from cms.config import Config, load_config
 from cms.errors import MapNotFoundError, OpsError
 from cms.map.model import CorrelationMap, new_map
-from cms.map.ops import ApplyReport, apply_answer
 from cms.map.render import render_full, render_index
 from cms.map.store import edit_map, load_map
 from cms.search import FactHit, search_local, search_with_selector
+
+if TYPE_CHECKING:
+    from cms.map.ops import ApplyReport
 
 SessionOpt = Annotated[str | None, typer.Option("--session", help="Chat (session) id.")]
 MapOpt = Annotated[Path | None, typer.Option("--map", help="Path of a map file.")]
@@ -75,6 +77,8 @@ def apply(
     turn: Annotated[int, typer.Option(help="Turn number recorded on new facts.")] = 0,
 ) -> None:
     """Validate and apply ops to a map; print what was accepted and rejected, and why."""
+    from cms.map.ops import apply_answer  # jsonschema: only the commands that validate ops
+
     raw = sys.stdin.buffer.read() if str(file) == "-" else _read_ops_file(file)
     try:
         answer = orjson.loads(raw)

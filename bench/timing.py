@@ -1,0 +1,64 @@
+"""Shared timing for the benchmarks: median process wall time against bare `python -c pass`.
+
+Runs every command with the real interpreter (not a pyenv shim) and PYTHONDONTWRITEBYTECODE
+unset, as on a user's machine; commands and the baseline are interleaved in one run so machine
+noise hits both. Prints ratios; never asserts a wall-clock threshold.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = os.path.realpath(sys.executable)
+
+
+def bench_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(extra or {})
+    return env
+
+
+def run_once(argv: Sequence[str], env: Mapping[str, str], stdin: bytes = b"") -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        argv,
+        input=stdin,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    return time.perf_counter() - start
+
+
+def compare(
+    cases: Mapping[str, tuple[Sequence[str], bytes]],
+    env: Mapping[str, str],
+    runs: int = 21,
+) -> dict[str, tuple[float, float]]:
+    """{name: (median seconds, ratio to bare python)} with `python -c pass` as the baseline."""
+    baseline_argv = [PYTHON, "-c", "pass"]
+    for argv, stdin in cases.values():  # warm the bytecode cache and the page cache
+        run_once(argv, env, stdin)
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    bare: list[float] = []
+    for _ in range(runs):
+        bare.append(run_once(baseline_argv, env))
+        for name, (argv, stdin) in cases.items():
+            times[name].append(run_once(argv, env, stdin))
+    base = statistics.median(bare)
+    print(f"{'bare python -c pass':<40} {base * 1000:8.1f} ms   1.00x")
+    result = {}
+    for name, samples in times.items():
+        median = statistics.median(samples)
+        result[name] = (median, median / base)
+        print(f"{name:<40} {median * 1000:8.1f} ms  {median / base:5.2f}x")
+    return result
