@@ -12,15 +12,35 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.timing import PYTHON, bench_env, compare  # noqa: E402
-from cms.map.model import new_map  # noqa: E402
-from cms.map.ops import apply_ops  # noqa: E402
-from cms.map.store import save_map  # noqa: E402
+from bench.timing import PYTHON, bench_env, compare
+from cms.map.model import new_map
+from cms.map.ops import apply_ops
+from cms.map.store import save_map
 
-WORDS = (
-    "postgres cache worker queue deploy staging token schema index migration retry "
-    "timeout hook session branch commit parser render config logging metrics auth"
-).split()
+WORDS = [
+    "postgres",
+    "cache",
+    "worker",
+    "queue",
+    "deploy",
+    "staging",
+    "token",
+    "schema",
+    "index",
+    "migration",
+    "retry",
+    "timeout",
+    "hook",
+    "session",
+    "branch",
+    "commit",
+    "parser",
+    "render",
+    "config",
+    "logging",
+    "metrics",
+    "auth",
+]
 
 
 def build_map(path: Path, facts: int, planets: int = 50) -> None:
