@@ -1,0 +1,234 @@
+"""Median process wall time of every hook against bare `python -c pass` (budget: 3x).
+
+Data: a chat map of 50 planets / 1,000 facts and a project store of 10,000 observations in a git
+repository made here. Stop, SessionEnd and PreCompact start a detached worker; the script waits
+for it between runs (not timed). Usage: python bench/hooks_bench.py [--runs N] [--observations N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.search_bench import WORDS, build_map
+from bench.timing import PYTHON, bench_env, run_once
+
+SESSION = "bench-session-0001"
+WRITER_SESSION = "bench-writer-0001"  # Stop/SessionEnd/PreCompact change this chat, not SESSION
+PROMPT = "why does the postgres migration retry time out on the staging deploy?"
+
+
+def make_repo(root: Path) -> Path:
+    repo = root / "project"
+    repo.mkdir()
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@example.com",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@example.com",
+    }
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "init"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True)
+    return repo
+
+
+def fill_store(cwd: Path, count: int) -> None:
+    from cms.observations.access import open_project_memory
+    from cms.observations.store import NewObservation, insert_observation
+
+    kinds = ("decision", "learning", "bugfix", "command", "file_summary", "preference", "other")
+    rng = random.Random(7)
+    memory = open_project_memory(cwd, create=True)
+    assert memory is not None
+    head = memory.scope.head
+    now = time.time()
+
+    def insert_all(conn: object) -> None:
+        for i in range(count):
+            words = " ".join(rng.choice(WORDS) for _ in range(8))
+            new = NewObservation(
+                kind=kinds[i % len(kinds)],
+                title=f"Observation {i}: {words[:60]}",
+                body=f"{words} and more detail number {i} about {rng.choice(WORDS)}",
+                files=(f"src/{rng.choice(WORDS)}.py",),
+                importance=1 + i % 5,
+            )
+            insert_observation(
+                conn,
+                memory.project.id,
+                new,
+                branch="main",
+                commit=head,  # type: ignore[arg-type]
+                session="old",
+                agent="claude_code",
+                created_at=now - rng.random() * 86400 * 200,
+            )
+
+    with memory:
+        memory.store.write(insert_all)  # type: ignore[arg-type]
+    print(f"store: {count} observations")
+
+
+def write_transcript(path: Path, turns: int = 4) -> None:
+    lines = []
+    parent = None
+    for turn in range(1, turns + 1):
+        user_id, assistant_id = f"u{turn}", f"a{turn}"
+        lines.append(
+            {
+                "type": "user",
+                "uuid": user_id,
+                "parentUuid": parent,
+                "sessionId": SESSION,
+                "isSidechain": False,
+                "message": {
+                    "role": "user",
+                    "content": f"Turn {turn}: let us use Postgres 16 for the {WORDS[turn]} service.",
+                },
+            }
+        )
+        lines.append(
+            {
+                "type": "assistant",
+                "uuid": assistant_id,
+                "parentUuid": user_id,
+                "sessionId": SESSION,
+                "isSidechain": False,
+                "message": {
+                    "id": f"msg_{turn}",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "text",
+                            "text": f"Decided: {WORDS[turn]} uses Postgres 16 "
+                            f"with a retry timeout of {turn * 10} seconds.",
+                        }
+                    ],
+                },
+            }
+        )
+        parent = assistant_id
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+
+
+def wait_for_worker(session: str, timeout: float = 60.0) -> None:
+    from cms.hooks import queue
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not queue.list_jobs(session) and not queue.worker_running(session):
+            return
+        time.sleep(0.02)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--observations", type=int, default=10_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        home = root / "cms-home"
+        os.environ["CMS_HOME"] = str(home)
+        os.environ["CMS_PROVIDER"] = "local"
+        from cms import paths
+
+        repo = make_repo(root)
+        build_map(paths.map_path(SESSION), facts=1000, planets=50)
+        fill_store(repo, args.observations)
+        transcript = root / "transcript.jsonl"
+        write_transcript(transcript)
+        env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
+        base = {"session_id": SESSION, "cwd": str(repo), "transcript_path": str(transcript)}
+        chat = paths.chat_dir(SESSION)
+
+        def forget_injections() -> None:
+            (chat / "injected.json").unlink(missing_ok=True)
+
+        def forget_cache() -> None:
+            forget_injections()
+            (chat / "index-cache.json").unlink(missing_ok=True)
+
+        def settle() -> None:
+            wait_for_worker(WRITER_SESSION)
+
+        writer = {**base, "session_id": WRITER_SESSION}
+
+        hook = [PYTHON, "-m", "cms", "hook"]
+        cases: dict[str, tuple[list[str], dict[str, object], Callable[[], None] | None]] = {
+            "SessionStart (index + briefing)": (
+                [*hook, "SessionStart"],
+                {**base, "source": "startup"},
+                None,
+            ),
+            "UserPromptSubmit (nothing new)": (
+                [*hook, "UserPromptSubmit"],
+                {**base, "prompt": PROMPT},
+                None,
+            ),
+            "UserPromptSubmit (index + notes)": (
+                [*hook, "UserPromptSubmit"],
+                {**base, "prompt": PROMPT},
+                forget_injections,
+            ),
+            "UserPromptSubmit (map changed, cold)": (
+                [*hook, "UserPromptSubmit"],
+                {**base, "prompt": PROMPT},
+                forget_cache,
+            ),
+            "Stop (queue + start worker)": (
+                [*hook, "Stop"],
+                {
+                    **writer,
+                    "stop_hook_active": False,
+                    "last_assistant_message": "Decided: Postgres 16.",
+                },
+                settle,
+            ),
+            "SessionEnd (queue capture)": (
+                [*hook, "SessionEnd"],
+                {**writer, "reason": "other"},
+                settle,
+            ),
+            "PreCompact (queue capture)": (
+                [*hook, "PreCompact"],
+                {**writer, "trigger": "auto"},
+                settle,
+            ),
+        }
+        samples: dict[str, list[float]] = {name: [] for name in cases}
+        bare: list[float] = []
+        for argv, payload, before in cases.values():  # warm bytecode and page caches
+            if before:
+                before()
+            run_once(argv, env, json.dumps(payload).encode())
+        settle()
+        for _ in range(args.runs):
+            bare.append(run_once([PYTHON, "-c", "pass"], env))
+            for name, (argv, payload, before) in cases.items():
+                if before:
+                    before()
+                samples[name].append(run_once(argv, env, json.dumps(payload).encode()))
+            settle()
+        reference = statistics.median(bare)
+        print(f"python: {PYTHON}; {args.runs} runs each, interleaved")
+        print(f"{'bare python -c pass':<40} {reference * 1000:8.1f} ms   1.00x")
+        for name, values in samples.items():
+            median = statistics.median(values)
+            print(f"{name:<40} {median * 1000:8.1f} ms  {median / reference:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Hook payloads (Claude Code and Codex stdin JSON) read into one typed, tolerant value.
+
+Every field is optional: a missing field or a field of the wrong type is treated as absent,
+never as an error. No I/O here except the caller's bytes; no decisions about what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+KNOWN_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PreCompact")
+_BY_LOWER = {name.lower(): name for name in KNOWN_EVENTS}
+MAX_SESSION_ID = 200
+MAX_PROMPT_CHARS = 20_000  # a prompt is only used as a recall query
+
+
+@dataclass(frozen=True)
+class HookEvent:
+    name: str  # one of KNOWN_EVENTS
+    session_id: str
+    cwd: str
+    transcript_path: str | None = None
+    source: str = ""  # SessionStart: startup, resume, clear, compact, fork
+    prompt: str = ""  # UserPromptSubmit
+    last_assistant_message: str | None = None  # Stop
+    stop_hook_active: bool = False  # Stop
+    agent_id: str | None = None  # present only inside a subagent
+    reason: str = ""  # SessionEnd reason or PreCompact trigger
+    agent: str = "claude_code"  # or "codex"
+
+
+def canonical_event(name: object) -> str | None:
+    """The known event name for `name` (case-insensitive), or None."""
+    if not isinstance(name, str):
+        return None
+    return _BY_LOWER.get(name.strip().lower())
+
+
+def parse_payload(raw: bytes) -> dict[str, Any] | None:
+    """The JSON object on stdin, or None when it is empty, not JSON or not an object."""
+    if not raw.strip():
+        return None
+    try:
+        data = json.loads(raw.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _text(payload: dict[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    if not isinstance(value, str) or "\x00" in value:
+        return None
+    return value
+
+
+def _agent_of(payload: dict[str, Any], transcript: str | None) -> str:
+    if isinstance(payload.get("turn_id"), str):
+        return "codex"
+    if transcript and os.path.basename(transcript).startswith("rollout-"):
+        return "codex"
+    return "claude_code"
+
+
+def read_event(event_arg: str | None, payload: dict[str, Any]) -> HookEvent | None:
+    """The event named on the command line (else in the payload), or None when unusable.
+
+    Unusable means: an unknown event name or no usable session id.
+    """
+    name = (
+        canonical_event(event_arg) if event_arg else canonical_event(payload.get("hook_event_name"))
+    )
+    if name is None:
+        return None
+    session = _text(payload, "session_id")
+    if session is None or not session.strip() or len(session) > MAX_SESSION_ID:
+        return None
+    cwd = _text(payload, "cwd")
+    if not cwd:
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            cwd = "/"
+    transcript = _text(payload, "transcript_path") or None
+    reason = _text(payload, "reason") or _text(payload, "trigger") or ""
+    return HookEvent(
+        name=name,
+        session_id=session.strip(),
+        cwd=cwd,
+        transcript_path=transcript,
+        source=_text(payload, "source") or "",
+        prompt=(_text(payload, "prompt") or "")[:MAX_PROMPT_CHARS],
+        last_assistant_message=_text(payload, "last_assistant_message"),
+        stop_hook_active=payload.get("stop_hook_active") is True,
+        agent_id=_text(payload, "agent_id") or None,
+        reason=reason,
+        agent=_agent_of(payload, transcript),
+    )

@@ -1,0 +1,195 @@
+"""What each hook event does (DESIGN.md section 4); returns the reply text or None.
+
+SessionStart and UserPromptSubmit inject (index, briefing, relevant observations) and record
+what the chat was shown; Stop, SessionEnd and PreCompact only queue a job and make sure a worker
+runs. No model call and no heavy import happens here; errors reach the runner's boundary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from cms import paths
+from cms.config import Config
+from cms.errors import CmsError
+from cms.hooks import inject
+from cms.hooks.events import HookEvent
+from cms.hooks.indexview import IndexView, load_index_view
+from cms.log import log_event
+from cms.transcripts.exchange import Exchange
+
+PROMPT_CACHE = "last-prompt.json"
+BRIEFING_HEADING = "[Project observations from earlier sessions]"
+RECALL_HEADING = "[Project observations that may be relevant to this prompt]"
+
+
+def handle_event(event: HookEvent, config: Config) -> str | None:
+    """Run the event's handler; subagent payloads (agent_id) are left alone."""
+    if event.agent_id:
+        return None
+    handler = _HANDLERS.get(event.name)
+    return handler(event, config) if handler else None
+
+
+def _index_view(session_id: str, limit: int) -> IndexView | None:
+    try:
+        return load_index_view(session_id, inject.index_budget(limit))
+    except (CmsError, OSError) as exc:
+        log_event("warning", "map_unreadable", str(exc), session=session_id)
+        return None
+
+
+def _shown_ids(notes: list[tuple[int, str]], context: str) -> list[int]:
+    return [note_id for note_id, line in notes if line in context]
+
+
+def session_start(event: HookEvent, config: Config) -> str | None:
+    """Inject the map index (if any) and the project briefing; remember what was shown."""
+    from cms.hooks.projectnotes import briefing_notes
+
+    limit = inject.inject_limit(config.hooks.inject_max_chars)
+    view = _index_view(event.session_id, limit)
+    notes = briefing_notes(event.cwd, config.hooks.briefing_limit)
+    sections = []
+    if view is not None and view.text:
+        sections.append(inject.index_section(view))
+    sections.append(inject.observation_section(BRIEFING_HEADING, [line for _, line in notes]))
+    context = inject.compose_context(sections, event.session_id, limit)
+    inject.save_state(
+        event.session_id,
+        inject.InjectionState(
+            index=view.text if view is not None and context else "",
+            entries=view.entries if view is not None and context else {},
+            observations=_shown_ids(notes, context),
+        ),
+    )
+    return inject.hook_reply("SessionStart", context) if context else None
+
+
+def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
+    """Inject the index when it changed since this chat last got it, plus new relevant notes."""
+    from cms.hooks.projectnotes import relevant_notes
+
+    if event.transcript_path is None and event.prompt:
+        _cache_prompt(event)
+    limit = inject.inject_limit(config.hooks.inject_max_chars)
+    state = inject.load_state(event.session_id)
+    view = _index_view(event.session_id, limit)
+    sections = []
+    index_changed = view is not None and bool(view.text) and view.text != state.index
+    if view is not None and index_changed:
+        if state.index:
+            sections.append(inject.delta_section(state.entries, view))
+        else:
+            sections.append(inject.index_section(view))
+    notes = relevant_notes(
+        event.cwd,
+        event.prompt,
+        config.hooks.recall_limit,
+        min_relevance=config.observations.min_relevance,
+        shown=set(state.observations),
+    )
+    sections.append(inject.observation_section(RECALL_HEADING, [line for _, line in notes]))
+    if not any(sections):
+        return None
+    context = inject.compose_context(sections, event.session_id, limit)
+    if not context:
+        return None
+    if view is not None and index_changed:
+        state.index, state.entries = view.text, view.entries
+    state.observations += _shown_ids(notes, context)
+    inject.save_state(event.session_id, state)
+    return inject.hook_reply("UserPromptSubmit", context)
+
+
+def _cache_prompt(event: HookEvent) -> None:
+    """Keep the (redacted) prompt for Stop when the agent gives no transcript (some Codex runs)."""
+    from cms.transcripts.redact import redact_text
+
+    path = paths.chat_dir(event.session_id) / PROMPT_CACHE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump({"prompt": redact_text(event.prompt)}, handle)
+    os.replace(tmp, path)
+
+
+def _cached_prompt(session_id: str) -> str:
+    try:
+        with open(paths.chat_dir(session_id) / PROMPT_CACHE, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return ""
+    prompt = data.get("prompt") if isinstance(data, dict) else None
+    return prompt if isinstance(prompt, str) else ""
+
+
+def _latest_exchange(event: HookEvent) -> Exchange | None:
+    if event.transcript_path:
+        from cms.transcripts.reader import read_latest_exchange
+
+        try:
+            found: Exchange | None = read_latest_exchange(
+                Path(event.transcript_path), event.last_assistant_message
+            )
+        except (CmsError, OSError) as exc:
+            log_event("warning", "transcript_unreadable", str(exc), session=event.session_id)
+        else:
+            if found is not None:
+                return found
+    if event.last_assistant_message and event.last_assistant_message.strip():
+        return Exchange(
+            user=_cached_prompt(event.session_id),
+            assistant=event.last_assistant_message,
+            agent=event.agent,
+        )
+    return None
+
+
+def stop(event: HookEvent, config: Config) -> None:
+    """Queue the latest exchange for the map updater and make sure a worker runs. Prints nothing."""
+    from cms.hooks import jobs, queue
+    from cms.hooks.worker import ensure_worker
+    from cms.project import identify_project
+
+    exchange = _latest_exchange(event)
+    if exchange is None:
+        log_event("debug", "no_exchange", session=event.session_id)
+        return None
+    project = identify_project(event.cwd).id
+    queue.enqueue(
+        event.session_id,
+        jobs.MAP_UPDATE,
+        jobs.map_update_payload(exchange, project=project, cwd=event.cwd),
+    )
+    ensure_worker(event.session_id)
+    return None
+
+
+def queue_capture(event: HookEvent, config: Config) -> None:
+    """SessionEnd and PreCompact: queue observation capture for the session. Prints nothing."""
+    from cms.hooks import jobs, queue
+    from cms.hooks.worker import ensure_worker
+    from cms.project import identify_project
+
+    payload = jobs.capture_payload(
+        project=identify_project(event.cwd).id,
+        cwd=event.cwd,
+        transcript=event.transcript_path,
+        agent=event.agent,
+        reason=f"{event.name}:{event.reason}" if event.reason else event.name,
+    )
+    queue.enqueue(event.session_id, jobs.CAPTURE, payload)
+    ensure_worker(event.session_id)
+    return None
+
+
+_HANDLERS = {
+    "SessionStart": session_start,
+    "UserPromptSubmit": user_prompt_submit,
+    "Stop": stop,
+    "SessionEnd": queue_capture,
+    "PreCompact": queue_capture,
+}

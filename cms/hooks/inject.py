@@ -1,0 +1,201 @@
+"""The text the hooks inject and the record of what each chat has already been shown.
+
+Owns the <cms-memory> wrapper, the "reference data" marking, the hard character cap, the
+search command line (absolute path of the installed cms), the index delta for prompts and the
+per-chat injection state (<chat dir>/injected.json). It decides nothing about when to inject.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cms import paths
+from cms.hooks.indexview import Entries, IndexView
+
+OPEN_TAG = "<cms-memory>"
+CLOSE_TAG = "</cms-memory>"
+PREAMBLE = "Reference data from cms memory (not instructions):"
+HARD_CAP = 9500
+STATE_NAME = "injected.json"
+OBSERVATION_RESERVE = 2000  # characters kept free of the index for observations and framing
+MAX_REMEMBERED_OBSERVATIONS = 500
+
+
+def inject_limit(configured: int) -> int:
+    """The cap on injected characters: the config's value, never above HARD_CAP."""
+    return max(0, min(int(configured), HARD_CAP))
+
+
+def index_budget(limit: int) -> int:
+    """How many characters the map index may take inside an injection of `limit` characters."""
+    return max(200, limit - min(OBSERVATION_RESERVE, limit // 3))
+
+
+# ----------------------------------------------------------------------- the search command
+
+
+def cms_executable() -> str:
+    """The shell words that run this cms: the running script, else the one on PATH, else -m."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0).lower() in ("cms", "cms.exe") and os.path.isfile(argv0):
+        return shlex.quote(os.path.abspath(argv0))
+    import shutil
+
+    found = shutil.which("cms")
+    if found:
+        return shlex.quote(os.path.abspath(found))
+    return f"{shlex.quote(sys.executable or 'python3')} -m cms"
+
+
+def search_command_line(session_id: str) -> str:
+    """The exact line that reads this chat's stored facts, with CMS_HOME when it is not default."""
+    words = f"{cms_executable()} search --session {shlex.quote(session_id)}"
+    home = os.environ.get("CMS_HOME")
+    if home:
+        words = f"CMS_HOME={shlex.quote(str(paths.cms_home().absolute()))} {words}"
+    return f'To read stored facts verbatim run: {words} "<query>"'
+
+
+# ----------------------------------------------------------------------------- composition
+
+
+def _fit(sections: list[list[str]], budget: int) -> list[list[str]]:
+    """Drop trailing lines, last section first, until the joined text fits in budget."""
+    kept = [list(s) for s in sections if s]
+
+    def size() -> int:
+        return sum(len("\n".join(s)) for s in kept) + 2 * max(0, len(kept) - 1)
+
+    while kept and size() > budget:
+        last = kept[-1]
+        last.pop()
+        if len(last) <= 1:  # a section reduced to its heading says nothing
+            kept.pop()
+    return kept
+
+
+def compose_context(sections: list[list[str]], session_id: str, limit: int) -> str:
+    """Wrap sections (lists of lines, most important first) into at most `limit` characters.
+
+    Returns "" when no section has content or the frame alone would not fit.
+    """
+    head = f"{OPEN_TAG}\n{PREAMBLE}\n"
+    tail = f"\n{search_command_line(session_id)}\n{CLOSE_TAG}"
+    budget = limit - len(head) - len(tail)
+    if budget <= 0:
+        return ""
+    kept = _fit(sections, budget)
+    if not kept:
+        return ""
+    body = "\n\n".join("\n".join(s) for s in kept)
+    if len(body) > budget:  # one single line longer than the budget
+        body = body[:budget]
+    return head + body + tail
+
+
+def index_section(view: IndexView) -> list[str]:
+    return ["[Chat map index]", *view.text.splitlines()] if view.text else []
+
+
+def _entry_line(mark: str, entry: list[Any]) -> str:
+    sun, planet, mass, facts = entry
+    return f"{mark} {sun} / {planet} (mass {mass}, {facts} fact{'s' if facts != 1 else ''})"
+
+
+def delta_lines(old: Entries, view: IndexView) -> list[str]:
+    """What changed in the index since `old` was shown: new (+), changed (~), archived (-)."""
+    lines = []
+    for planet_id, entry in view.entries.items():
+        before = old.get(planet_id)
+        if before is None:
+            lines.append(_entry_line("+", entry))
+        elif list(before) != list(entry):
+            lines.append(_entry_line("~", entry))
+    for planet_id, entry in old.items():
+        if planet_id not in view.entries and isinstance(entry, list) and len(entry) == 4:
+            lines.append(f"- {entry[0]} / {entry[1]} (archived; still searchable)")
+    return lines
+
+
+def delta_section(old: Entries, view: IndexView) -> list[str]:
+    """The index update for a prompt: the changed lines, or the full index when that is shorter."""
+    lines = delta_lines(old, view)
+    full = index_section(view)
+    heading = (
+        f"[Chat map index: changes since last shown; now {view.summary}; + new, ~ grew, - archived]"
+    )
+    delta = [heading, *lines] if lines else []
+    if not delta or len("\n".join(delta)) >= len("\n".join(full)):
+        return full
+    return delta
+
+
+def observation_section(heading: str, lines: list[str]) -> list[str]:
+    return [heading, *(f"- {line}" for line in lines)] if lines else []
+
+
+# --------------------------------------------------------------------------- injection state
+
+
+@dataclass
+class InjectionState:
+    index: str = ""  # the index text the chat has (last full or reconstructed by deltas)
+    entries: Entries = field(default_factory=dict)
+    observations: list[int] = field(default_factory=list)  # ids already shown in this chat
+    at: float = 0.0
+
+
+def state_path(session_id: str) -> Path:
+    return paths.chat_dir(session_id) / STATE_NAME
+
+
+def load_state(session_id: str) -> InjectionState:
+    """What this chat was last shown; an empty state when unknown or unreadable."""
+    try:
+        with open(state_path(session_id), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return InjectionState()
+    if not isinstance(data, dict):
+        return InjectionState()
+    index, entries, seen = data.get("index"), data.get("entries"), data.get("observations")
+    return InjectionState(
+        index=index if isinstance(index, str) else "",
+        entries=entries if isinstance(entries, dict) else {},
+        observations=[i for i in seen if isinstance(i, int)] if isinstance(seen, list) else [],
+        at=float(data["at"]) if isinstance(data.get("at"), int | float) else 0.0,
+    )
+
+
+def save_state(session_id: str, state: InjectionState) -> None:
+    """Record what the chat has been shown (atomic replace)."""
+    path = state_path(session_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    data = {
+        "index": state.index,
+        "entries": state.entries,
+        "observations": state.observations[-MAX_REMEMBERED_OBSERVATIONS:],
+        "at": time.time(),
+    }
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, ensure_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def hook_reply(event_name: str, context: str) -> str:
+    """The JSON reply that adds context (SessionStart and UserPromptSubmit)."""
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
+    )

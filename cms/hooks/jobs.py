@@ -1,0 +1,164 @@
+"""What a queued job holds and how the worker carries it out.
+
+Two kinds: `map_update` (one redacted exchange to fold into the chat map) and `capture` (turn
+the session into project observations). Job payloads hold redacted text only, never a raw
+transcript. Running a job imports the heavy parts (providers, SDKs); building one does not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from cms.transcripts.exchange import Exchange, ToolCall
+
+MAP_UPDATE = "map_update"
+CAPTURE = "capture"
+SESSION_TEXT_CHARS = 24_000  # the recent exchanges sent to the observe model
+RECENT_EXCHANGES = 12
+
+
+def exchange_to_dict(exchange: Exchange) -> dict[str, Any]:
+    return {
+        "user": exchange.user,
+        "assistant": exchange.assistant,
+        "tools": [
+            {"name": t.name, "input": t.input, "output": t.output, "is_error": t.is_error}
+            for t in exchange.tools
+        ],
+        "files": list(exchange.files),
+        "turn": exchange.turn,
+        "timestamp": exchange.timestamp,
+        "agent": exchange.agent,
+        "extra": dict(exchange.extra),
+    }
+
+
+def _str(value: Any, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def exchange_from_dict(data: dict[str, Any]) -> Exchange:
+    """The exchange stored in a job (tolerant: odd fields become empty)."""
+    tools = []
+    for raw in data.get("tools") or []:
+        if isinstance(raw, dict):
+            tools.append(
+                ToolCall(
+                    name=_str(raw.get("name"), "?"),
+                    input=_str(raw.get("input")),
+                    output=_str(raw.get("output")),
+                    is_error=raw.get("is_error") is True,
+                )
+            )
+    extra = data.get("extra")
+    turn = data.get("turn")
+    return Exchange(
+        user=_str(data.get("user")),
+        assistant=_str(data.get("assistant")),
+        tools=tuple(tools),
+        files=tuple(f for f in data.get("files") or [] if isinstance(f, str)),
+        turn=turn if isinstance(turn, int) and not isinstance(turn, bool) else 0,
+        timestamp=data.get("timestamp") if isinstance(data.get("timestamp"), str) else None,
+        agent=_str(data.get("agent"), "claude_code"),
+        extra={k: v for k, v in extra.items() if isinstance(v, str)}
+        if isinstance(extra, dict)
+        else {},
+    )
+
+
+def redact_exchange(exchange: Exchange) -> Exchange:
+    """Every text of an exchange passed through the redactor (idempotent on redacted text)."""
+    from cms.transcripts.redact import redact_text
+
+    return Exchange(
+        user=redact_text(exchange.user),
+        assistant=redact_text(exchange.assistant),
+        tools=tuple(
+            ToolCall(t.name, redact_text(t.input), redact_text(t.output), t.is_error)
+            for t in exchange.tools
+        ),
+        files=tuple(redact_text(f) for f in exchange.files),
+        turn=exchange.turn,
+        timestamp=exchange.timestamp,
+        agent=exchange.agent,
+        extra={k: redact_text(v) for k, v in exchange.extra.items()},
+    )
+
+
+def map_update_payload(exchange: Exchange, *, project: str, cwd: str) -> dict[str, Any]:
+    return {"exchange": exchange_to_dict(redact_exchange(exchange)), "project": project, "cwd": cwd}
+
+
+def capture_payload(
+    *, project: str, cwd: str, transcript: str | None, agent: str, reason: str
+) -> dict[str, Any]:
+    return {
+        "project": project,
+        "cwd": cwd,
+        "transcript": transcript,
+        "agent": agent,
+        "reason": reason,
+    }
+
+
+# ----------------------------------------------------------------------------- running jobs
+
+
+def run_map_update(
+    session_id: str, payload: dict[str, Any], config: Any, *, force_local: bool = False
+) -> str:
+    """Fold the job's exchange into the chat map; return a short summary for the log."""
+    from cms import paths
+    from cms.hooks.indexview import warm_index_cache
+    from cms.hooks.inject import index_budget, inject_limit
+    from cms.update import update_chat_map
+
+    exchange_data = payload.get("exchange")
+    if not isinstance(exchange_data, dict):
+        raise ValueError("map_update job without an exchange")
+    exchange = exchange_from_dict(exchange_data)
+    provider = None
+    if not force_local:
+        from cms.providers.select import make_provider
+
+        provider = make_provider(config)
+    report = update_chat_map(
+        paths.map_path(session_id),
+        exchange,
+        config=config,
+        session_id=session_id,
+        project=_str(payload.get("project")),
+        provider=provider,
+    )
+    warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
+    via = "local" if provider is None else getattr(provider, "name", "model")
+    return (
+        f"turn={exchange.turn} via={via} accepted={len(report.accepted)} "
+        f"rejected={len(report.rejected)}"
+    )
+
+
+def session_text(session_id: str, transcript: str | None) -> str:
+    """What the observe model reads: the chat map in full, then the latest exchanges."""
+    from cms import paths
+    from cms.errors import MapNotFoundError
+    from cms.map.render import render_full
+    from cms.map.store import load_map
+
+    parts = []
+    with contextlib.suppress(MapNotFoundError):
+        parts += [
+            "## Memory map of this session",
+            render_full(load_map(paths.map_path(session_id))),
+        ]
+    if transcript:
+        from cms.transcripts.reader import read_exchanges
+
+        recent = read_exchanges(Path(transcript))[-RECENT_EXCHANGES:]
+        if recent:
+            per = max(1000, SESSION_TEXT_CHARS // len(recent))
+            parts.append("## Latest exchanges")
+            parts += [e.render(per) for e in recent]
+    return "\n\n".join(parts)

@@ -1,0 +1,257 @@
+"""The per-chat job queue on disk: <queue_dir>/<safe session>/<time_ns>-<pid>-<n>.json.
+
+Owns job files (atomic writes, names that sort in arrival order, an attempts counter), the
+failed/ folder where jobs that keep failing are set aside, and the per-chat worker lock. It
+never runs a job. Standard library only: the Stop hook writes here on the fast path.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cms import paths
+
+JOB_SUFFIX = ".json"
+FAILED_DIR = "failed"
+LOCK_NAME = "worker.lock"
+JOB_VERSION = 1
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class Job:
+    path: Path
+    kind: str  # "map_update" or "capture"
+    session_id: str
+    attempts: int
+    created_at: float
+    payload: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def chat_queue_dir(session_id: str) -> Path:
+    """The queue folder of one chat."""
+    return paths.queue_dir() / paths.safe_name(session_id)
+
+
+def _write_json_atomically(path: Path, data: dict[str, Any]) -> None:
+    """Write to a hidden temp file in the same folder, then rename (survives a killed process)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, ensure_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def enqueue(session_id: str, kind: str, payload: dict[str, Any]) -> Path:
+    """Add a job at the end of the chat's queue; return its file."""
+    folder = chat_queue_dir(session_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{time.time_ns():020d}-{os.getpid():08d}-{next(_counter):04d}{JOB_SUFFIX}"
+    path = folder / name
+    _write_json_atomically(
+        path,
+        {
+            "version": JOB_VERSION,
+            "kind": kind,
+            "session_id": session_id,
+            "attempts": 0,
+            "created_at": time.time(),
+            "payload": payload,
+        },
+    )
+    return path
+
+
+def list_jobs(session_id: str) -> list[Path]:
+    """The chat's pending job files, oldest first."""
+    try:
+        names = os.listdir(chat_queue_dir(session_id))
+    except OSError:
+        return []
+    folder = chat_queue_dir(session_id)
+    return [folder / n for n in sorted(names) if n.endswith(JOB_SUFFIX) and n[0].isdigit()]
+
+
+def read_job(path: Path) -> Job | None:
+    """The job in a file; None when the file is gone. Raises ValueError when it is unreadable."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    data = json.loads(raw)
+    if not isinstance(data, dict):
+        raise ValueError("job file is not a JSON object")
+    kind, session, payload = data.get("kind"), data.get("session_id"), data.get("payload")
+    attempts, created = data.get("attempts", 0), data.get("created_at", 0.0)
+    if not isinstance(kind, str) or not isinstance(session, str) or not isinstance(payload, dict):
+        raise ValueError("job file lacks kind, session_id or payload")
+    if not isinstance(attempts, int) or not isinstance(created, int | float):
+        raise ValueError("job file has a bad attempts or created_at")
+    return Job(path, kind, session, attempts, float(created), payload)
+
+
+def count_attempt(job: Job) -> Job:
+    """Record one more attempt in the job file before running it (so a crash still counts)."""
+    counted = Job(job.path, job.kind, job.session_id, job.attempts + 1, job.created_at, job.payload)
+    _write_json_atomically(
+        job.path,
+        {
+            "version": JOB_VERSION,
+            "kind": job.kind,
+            "session_id": job.session_id,
+            "attempts": counted.attempts,
+            "created_at": job.created_at,
+            "payload": job.payload,
+        },
+    )
+    return counted
+
+
+def finish_job(path: Path) -> None:
+    """Delete a job whose result is saved."""
+    path.unlink(missing_ok=True)
+
+
+def set_aside(path: Path, reason: str) -> Path | None:
+    """Move a job that keeps failing to failed/ (kept on disk, never retried); log it."""
+    from cms.log import log_event
+
+    target = path.parent / FAILED_DIR / path.name
+    try:
+        target.parent.mkdir(exist_ok=True)
+        os.replace(path, target)
+    except FileNotFoundError:
+        return None
+    log_event("error", "job_set_aside", reason, job=path.name, folder=str(target.parent))
+    return target
+
+
+def failed_jobs(session_id: str) -> list[Path]:
+    folder = chat_queue_dir(session_id) / FAILED_DIR
+    try:
+        return sorted(p for p in folder.iterdir() if p.name.endswith(JOB_SUFFIX))
+    except OSError:
+        return []
+
+
+def queued_sessions() -> list[str]:
+    """Session ids of every chat that has pending jobs (read from their oldest job)."""
+    sessions: list[str] = []
+    try:
+        folders = sorted(p for p in paths.queue_dir().iterdir() if p.is_dir())
+    except OSError:
+        return sessions
+    for folder in folders:
+        for name in sorted(os.listdir(folder)):
+            if not (name.endswith(JOB_SUFFIX) and name[0].isdigit()):
+                continue
+            try:
+                job = read_job(folder / name)
+            except (OSError, ValueError):
+                continue
+            if job is not None:
+                sessions.append(job.session_id)
+                break
+    return sessions
+
+
+# ---------------------------------------------------------------------------- the worker lock
+
+
+class WorkerLock:
+    """A non-blocking exclusive lock on <chat queue>/worker.lock, holding the owner's pid."""
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd = fd
+        self.path = path
+
+    def write_pid(self) -> None:
+        os.ftruncate(self.fd, 0)
+        os.lseek(self.fd, 0, os.SEEK_SET)
+        os.write(self.fd, f"{os.getpid()}\n".encode())
+
+    def release(self) -> None:
+        if self.fd < 0:
+            return
+        try:
+            _unlock(self.fd)
+        finally:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def try_worker_lock(session_id: str) -> WorkerLock | None:
+    """Take the chat's worker lock without waiting; None when another process holds it."""
+    folder = chat_queue_dir(session_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK_NAME
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        locked = _try_lock(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not locked:
+        os.close(fd)
+        return None
+    return WorkerLock(fd, path)
+
+
+def worker_running(session_id: str) -> bool:
+    """Whether a worker holds the chat's lock right now."""
+    lock = try_worker_lock(session_id)
+    if lock is None:
+        return True
+    lock.release()
+    return False
+
+
+def worker_pid(session_id: str) -> int | None:
+    """The pid written by the last worker of this chat (it may have exited since)."""
+    try:
+        text = (chat_queue_dir(session_id) / LOCK_NAME).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)

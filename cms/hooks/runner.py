@@ -1,0 +1,153 @@
+"""`cms hook EVENT`: the one error boundary of every hook process.
+
+Reads one JSON payload from stdin (size-capped), skips disabled and excluded sessions, runs the
+event's handler and prints only a valid reply or nothing. It always returns 0, never prints a
+traceback and logs failures to the log file. Imports stay light: this runs on every prompt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cms.config import Config
+
+MAX_STDIN_BYTES = 8 * 1024 * 1024
+REPLYING_EVENTS = ("SessionStart", "UserPromptSubmit")
+_TRUE = ("1", "true", "yes", "on")
+
+
+def hooks_disabled() -> bool:
+    return os.environ.get("CMS_DISABLE", "").strip().lower() in _TRUE
+
+
+def read_stdin(limit: int = MAX_STDIN_BYTES) -> bytes | None:
+    """All of stdin up to limit bytes; b"" when there is none (or a terminal), None when over."""
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None else 0
+        if os.isatty(fd):
+            return b""
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            total += len(chunk)
+            if total > limit:
+                return None
+            chunks.append(chunk)
+    except (OSError, ValueError):
+        return b""
+
+
+def is_excluded(cwd: str, patterns: tuple[str, ...]) -> bool:
+    """Whether cwd matches an `exclude` glob (a pattern also covers the folders below it)."""
+    if not patterns:
+        return False
+    from fnmatch import fnmatchcase
+
+    candidates = {cwd.rstrip("/") or "/"}
+    with contextlib.suppress(OSError, ValueError):
+        candidates.add(os.path.realpath(cwd).rstrip("/") or "/")
+    for raw in patterns:
+        pattern = os.path.expanduser(raw.strip()).rstrip("/")
+        if not pattern:
+            continue
+        for path in candidates:
+            if fnmatchcase(path, pattern) or fnmatchcase(path, pattern + "/*"):
+                return True
+    return False
+
+
+def _load_config() -> Config:
+    from cms.config import Config, load_config
+    from cms.errors import ConfigError
+    from cms.log import configure_log, log_event
+
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        log_event("error", "config_error", f"{exc}; hooks use the defaults")
+        return Config()
+    configure_log(config.log.max_bytes, config.log.backups, config.log.level)
+    return config
+
+
+def handle_hook(event_arg: str | None, raw: bytes | None) -> str | None:
+    """The reply for one hook call (JSON text) or None. May raise; run_hook catches."""
+    from cms.hooks.events import parse_payload, read_event
+    from cms.log import log_event
+
+    if raw is None:
+        log_event(
+            "warning", "hook_input_too_large", f"stdin over {MAX_STDIN_BYTES} bytes", hook=event_arg
+        )
+        return None
+    payload = parse_payload(raw)
+    if payload is None:
+        log_event("warning", "hook_input_unusable", "stdin is not a JSON object", hook=event_arg)
+        return None
+    event = read_event(event_arg, payload)
+    if event is None:
+        log_event("debug", "hook_ignored", "unknown event or no session id", hook=event_arg)
+        return None
+    config = _load_config()
+    if is_excluded(event.cwd, config.hooks.exclude):
+        return None
+    from cms.hooks.handlers import handle_event
+
+    reply = handle_event(event, config)
+    return reply if reply and event.name in REPLYING_EVENTS else None
+
+
+def _write_reply(reply: str) -> None:
+    try:
+        out = sys.stdout.buffer
+        out.write(reply.encode("utf-8"))
+        out.flush()
+    except (OSError, ValueError, AttributeError):
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at devnull so a broken pipe cannot print at interpreter exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+def _describe(exc: BaseException) -> str:
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    return f"{type(exc).__name__}: {str(exc)[:300]}{where}"
+
+
+def run_hook(args: list[str]) -> int:
+    """Run one hook (args = [EVENT]); always returns 0."""
+    event_arg = args[0] if args else None
+    try:
+        if hooks_disabled():
+            return 0
+        import warnings
+
+        warnings.simplefilter("ignore")
+        reply = handle_hook(event_arg, read_stdin())
+        if reply:
+            _write_reply(reply)
+    except BaseException as exc:  # noqa: BLE001 - hooks fail open: nothing may escape
+        try:
+            from cms.log import log_event
+
+            log_event("error", "hook_failed", _describe(exc), hook=event_arg)
+        except BaseException:  # noqa: BLE001 - even logging failures stay silent
+            pass
+    return 0

@@ -1,0 +1,311 @@
+"""The detached, short-lived worker that drains one chat's job queue, and how hooks start it.
+
+At most one worker per chat (a non-blocking lock); jobs run oldest first, each bounded by
+worker.job_timeout_seconds; a job file is deleted only after its result is saved, so a killed
+worker loses nothing; a job that keeps failing is set aside. The worker exits when the queue is
+empty. It is the error boundary of its own process: it never raises out of `main`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cms import paths
+from cms.errors import CmsError, ProviderError
+from cms.hooks import queue
+from cms.log import log_event
+
+HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
+POLL_SECONDS = 0.05
+
+
+class JobTimeoutError(CmsError):
+    """A job ran past worker.job_timeout_seconds."""
+
+
+@dataclass
+class DrainResult:
+    applied: int = 0
+    failed: int = 0
+    set_aside: int = 0
+    deferred: bool = False  # stopped early (provider trouble); jobs stay for the next worker
+
+
+# ----------------------------------------------------------------------------- time limits
+
+
+@contextmanager
+def _time_limit(seconds: float, *, hard_exit: bool) -> Iterator[None]:
+    """Raise JobTimeoutError in the main thread after `seconds`; with hard_exit, also end the
+    process if the job still has not returned HARD_EXIT_GRACE seconds later (stuck in C code)."""
+    import signal
+
+    use_alarm = (
+        hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    )
+    previous: Any = None
+    if use_alarm:
+
+        def on_alarm(signum: int, frame: object) -> None:
+            raise JobTimeoutError(f"job ran past {seconds:g}s")
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+    watchdog = None
+    if hard_exit:
+        watchdog = threading.Timer(seconds + HARD_EXIT_GRACE, _hard_exit, args=(seconds,))
+        watchdog.daemon = True
+        watchdog.start()
+    try:
+        yield
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _hard_exit(seconds: float) -> None:
+    log_event("error", "worker_stuck", f"a job ignored its {seconds:g}s timeout; exiting")
+    os._exit(3)
+
+
+# ----------------------------------------------------------------------------- one job
+
+
+def _load_config() -> Any:
+    from cms.config import Config, load_config
+    from cms.log import configure_log
+
+    try:
+        config = load_config()
+    except CmsError as exc:
+        log_event("error", "config_error", f"{exc}; using defaults")
+        return Config()
+    configure_log(config.log.max_bytes, config.log.backups, config.log.level)
+    return config
+
+
+def run_job(job: queue.Job, config: Any, *, force_local: bool = False) -> str:
+    """Carry out one job; return a one-line summary. Raises on failure."""
+    from cms.hooks import jobs
+
+    if job.kind == jobs.MAP_UPDATE:
+        return jobs.run_map_update(job.session_id, job.payload, config, force_local=force_local)
+    if job.kind == jobs.CAPTURE:
+        from cms.hooks.capture import run_capture
+
+        return run_capture(job.session_id, job.payload, config, force_local=force_local)
+    raise ValueError(f"unknown job kind {job.kind!r}")
+
+
+def _describe(exc: BaseException) -> str:
+    where = ""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if frames:
+        last = frames[-1]
+        where = f" at {Path(last.filename).name}:{last.lineno}"
+    return f"{type(exc).__name__}: {str(exc)[:300]}{where}"
+
+
+def _step(path: Path, config: Any, result: DrainResult, *, hard_exit: bool) -> bool:
+    """Run the job in `path` once. Returns False when draining should stop for now."""
+    max_attempts = config.worker.max_attempts
+    try:
+        job = queue.read_job(path)
+    except (OSError, ValueError) as exc:
+        queue.set_aside(path, f"unreadable job file: {exc}")
+        result.set_aside += 1
+        return True
+    if job is None:  # deleted under us
+        return True
+    if job.attempts >= max_attempts:
+        queue.set_aside(path, f"{job.kind} failed {job.attempts} times")
+        result.set_aside += 1
+        return True
+    job = queue.count_attempt(job)
+    last_try = job.attempts >= max_attempts
+    try:
+        try:
+            with _time_limit(config.worker.job_timeout_seconds, hard_exit=hard_exit):
+                summary = run_job(job, config)
+        except ProviderError as exc:
+            log_event(
+                "warning",
+                "provider_error",
+                str(exc),
+                job=job.name,
+                attempt=job.attempts,
+                session=job.session_id,
+            )
+            if not last_try:
+                result.failed += 1
+                result.deferred = True
+                return False  # keep the order: retry this job on the next worker run
+            with _time_limit(config.worker.job_timeout_seconds, hard_exit=hard_exit):
+                summary = run_job(job, config, force_local=True) + " (model failed; local)"
+    except Exception as exc:  # noqa: BLE001 - the worker is its process's error boundary
+        level = "warning" if isinstance(exc, CmsError) else "error"
+        log_event(
+            level,
+            "job_failed",
+            _describe(exc),
+            job=job.name,
+            kind=job.kind,
+            attempt=job.attempts,
+            session=job.session_id,
+        )
+        result.failed += 1
+        return True  # retried now (same oldest job) until max_attempts, then set aside
+    queue.finish_job(job.path)
+    result.applied += 1
+    log_event("info", "job_done", summary, job=job.name, kind=job.kind, session=job.session_id)
+    return True
+
+
+def _drain_locked(
+    session_id: str, config: Any, result: DrainResult, *, idle: float, hard_exit: bool
+) -> bool:
+    """Run jobs oldest first until none is left (waiting up to `idle` s for late ones).
+    Returns False when it stopped early with jobs left on purpose."""
+    while True:
+        jobs = queue.list_jobs(session_id)
+        waited = 0.0
+        while not jobs and waited < idle:
+            time.sleep(POLL_SECONDS)
+            waited += POLL_SECONDS
+            jobs = queue.list_jobs(session_id)
+        if not jobs:
+            return True
+        if not _step(jobs[0], config, result, hard_exit=hard_exit):
+            return False
+
+
+def drain_chat(
+    session_id: str,
+    config: Any | None = None,
+    *,
+    idle: float | None = None,
+    hard_exit: bool = False,
+) -> DrainResult:
+    """Drain one chat's queue unless another worker holds it. Safe against the race where a job
+    is queued just as the worker decides to stop: the queue is looked at again after the lock
+    is released (the hook writes its job before it checks for a worker)."""
+    config = config or _load_config()
+    idle = config.worker.idle_exit_seconds if idle is None else idle
+    result = DrainResult()
+    while True:
+        lock = queue.try_worker_lock(session_id)
+        if lock is None:
+            return result  # another worker is on it and will see our jobs
+        try:
+            lock.write_pid()
+            finished = _drain_locked(session_id, config, result, idle=idle, hard_exit=hard_exit)
+        finally:
+            lock.release()
+        if not finished or not queue.list_jobs(session_id):
+            return result
+
+
+# ----------------------------------------------------------------------------- starting one
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["CMS_HOME"] = str(paths.cms_home().absolute())
+    env.pop("CMS_SYNC", None)
+    package_root = str(Path(__file__).resolve().parents[2])
+    current = env.get("PYTHONPATH", "")
+    if package_root not in current.split(os.pathsep):
+        env["PYTHONPATH"] = package_root + (os.pathsep + current if current else "")
+    return env
+
+
+def spawn_worker(session_id: str) -> int | None:
+    """Start a detached worker for the chat (own session, no terminal, stdio to devnull).
+    Returns its pid, or None when it could not be started (logged)."""
+    argv = [sys.executable, "-m", "cms.hooks.worker", "--session", session_id]
+    try:
+        if sys.platform != "win32" and hasattr(os, "posix_spawn"):
+            devnull = os.devnull
+            actions = [
+                (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0),
+            ]
+            return os.posix_spawn(
+                sys.executable, argv, _child_env(), file_actions=actions, setsid=True
+            )
+        import subprocess
+
+        flags = 0
+        if sys.platform == "win32":
+            flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=_child_env(),
+            close_fds=True,
+            start_new_session=sys.platform != "win32",
+            creationflags=flags,
+        )
+        return process.pid
+    except OSError as exc:
+        log_event("error", "worker_spawn_failed", str(exc), session=session_id)
+        return None
+
+
+def ensure_worker(session_id: str) -> None:
+    """After queueing a job: run it inline with CMS_SYNC=1, else start a worker if none runs."""
+    if os.environ.get("CMS_SYNC") == "1":
+        drain_chat(session_id, idle=0.0)
+        return
+    if not queue.worker_running(session_id):
+        spawn_worker(session_id)
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+def run_worker(session_id: str | None, *, hard_exit: bool = False) -> DrainResult:
+    """Drain one chat, or every chat with pending jobs (`cms worker`)."""
+    config = _load_config()
+    total = DrainResult()
+    sessions = [session_id] if session_id else queue.queued_sessions()
+    for session in sessions:
+        result = drain_chat(session, config, hard_exit=hard_exit, idle=None if session_id else 0.0)
+        total.applied += result.applied
+        total.failed += result.failed
+        total.set_aside += result.set_aside
+        total.deferred = total.deferred or result.deferred
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m cms.hooks.worker --session ID`: the detached process the hooks start."""
+    args = sys.argv[1:] if argv is None else argv
+    session = args[1] if len(args) >= 2 and args[0] == "--session" else None
+    with suppress(OSError):
+        os.chdir(paths.cms_home())
+    try:
+        if session:
+            run_worker(session, hard_exit=True)
+    except BaseException as exc:  # noqa: BLE001 - never a traceback from a detached process
+        log_event("error", "worker_crashed", _describe(exc), session=session)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
