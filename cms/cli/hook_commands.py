@@ -1,0 +1,164 @@
+"""Commands of the live loop: `cms hook EVENT`, `cms worker`, `cms replay TRANSCRIPT`.
+
+`cms hook` is normally routed by cms.entry straight to the hook runner (no typer); it is listed
+here so --help shows it. `cms worker` drains queues in the foreground; `cms replay` builds a
+chat map from an existing transcript turn by turn, then captures observations.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+
+from cms import paths
+from cms.errors import ProviderError
+
+
+def hook(
+    event: Annotated[
+        str, typer.Argument(help="SessionStart, UserPromptSubmit, Stop, SessionEnd or PreCompact.")
+    ],
+) -> None:
+    """Run one agent hook: JSON payload on stdin, reply (or nothing) on stdout, always exit 0."""
+    from cms.hooks.runner import run_hook
+
+    raise typer.Exit(run_hook([event]))
+
+
+def worker(
+    session: Annotated[
+        str | None, typer.Option("--session", help="Only this chat (default: every queue).")
+    ] = None,
+) -> None:
+    """Run the queued map updates and captures now, in the foreground, until the queues are empty."""
+    from cms.hooks import queue
+    from cms.hooks.worker import run_worker
+
+    result = run_worker(session)
+    print(
+        f"applied {result.applied} jobs, {result.failed} failed attempts, "
+        f"{result.set_aside} set aside"
+        + (" (some deferred: model unavailable)" if result.deferred else "")
+    )
+    sessions = [session] if session else queue.queued_sessions()
+    left = sum(len(queue.list_jobs(s)) for s in sessions)
+    if left:
+        print(f"{left} jobs still queued (another worker holds them, or they wait for a retry)")
+
+
+def _fresh_start(session_id: str) -> None:
+    from cms.hooks.indexview import CACHE_NAME
+    from cms.hooks.inject import STATE_NAME
+
+    chat = paths.chat_dir(session_id)
+    for name in ("map.json", CACHE_NAME, STATE_NAME):
+        (chat / name).unlink(missing_ok=True)
+
+
+def replay(
+    transcript: Annotated[Path, typer.Argument(help="A Claude Code .jsonl or Codex rollout.")],
+    session: Annotated[
+        str | None, typer.Option("--session", help="Chat id for the map (default: file name).")
+    ] = None,
+    cwd: Annotated[
+        Path | None, typer.Option("--cwd", help="Project folder (default: current folder).")
+    ] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Start from an empty map.")] = False,
+    capture: Annotated[
+        bool, typer.Option("--capture/--no-capture", help="Capture observations at the end.")
+    ] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
+) -> None:
+    """Build memory from an existing transcript: the map turn by turn, then observations."""
+    from cms.config import load_config
+    from cms.hooks import jobs, queue
+    from cms.hooks.indexview import warm_index_cache
+    from cms.hooks.inject import index_budget, inject_limit
+    from cms.hooks.worker import drain_chat
+    from cms.project import identify_project
+    from cms.providers.select import make_provider
+    from cms.transcripts.reader import read_exchanges
+    from cms.update import update_chat_map
+
+    config = load_config()
+    for warning in config.warnings:
+        print(f"cms: warning: {config.source}: {warning}", file=sys.stderr)
+    session_id = session or transcript.stem
+    folder = (cwd or Path.cwd()).absolute()
+    project = identify_project(folder).id
+    exchanges = read_exchanges(transcript)
+    if fresh:
+        _fresh_start(session_id)
+    provider = make_provider(config)
+    map_file = paths.map_path(session_id)
+    accepted = rejected = fallbacks = 0
+    for exchange in exchanges:
+        try:
+            report = update_chat_map(
+                map_file,
+                exchange,
+                config=config,
+                session_id=session_id,
+                project=project,
+                provider=provider,
+            )
+        except ProviderError as exc:
+            print(
+                f"cms: warning: turn {exchange.turn}: {exc}; using the local extractor",
+                file=sys.stderr,
+            )
+            fallbacks += 1
+            report = update_chat_map(
+                map_file,
+                exchange,
+                config=config,
+                session_id=session_id,
+                project=project,
+                provider=None,
+            )
+        accepted += len(report.accepted)
+        rejected += len(report.rejected)
+    if map_file.exists():
+        warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
+    captured = None
+    if capture and exchanges:
+        queue.enqueue(
+            session_id,
+            jobs.CAPTURE,
+            jobs.capture_payload(
+                project=project,
+                cwd=str(folder),
+                transcript=str(transcript.absolute()),
+                agent=exchanges[-1].agent,
+                reason="replay",
+            ),
+        )
+        result = drain_chat(session_id, config, idle=0.0)
+        captured = result.applied > 0
+    summary = {
+        "session": session_id,
+        "map": str(map_file),
+        "turns": len(exchanges),
+        "accepted": accepted,
+        "rejected": rejected,
+        "local_fallbacks": fallbacks,
+        "provider": getattr(provider, "name", "local") if provider is not None else "local",
+        "captured": captured,
+    }
+    if as_json:
+        sys.stdout.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n")
+        return
+    print(f"replayed {len(exchanges)} turns of {transcript} into {map_file}")
+    print(f"{accepted} ops accepted, {rejected} rejected (provider: {summary['provider']})")
+    if captured is not None:
+        print("observations captured" if captured else "observation capture failed (see log)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(hook)
+    app.command()(worker)
+    app.command()(replay)
