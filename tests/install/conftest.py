@@ -1,0 +1,111 @@
+"""Fixtures for install.py tests: the module loaded from the repo root by path, fake `cms` and
+`claude` executables in tmp_path, and a runner for install.py as a subprocess.
+
+The subprocess gets HOME and CMS_HOME from the test home (tests/conftest.py) and a PATH made of
+the fake-tool folder plus /usr/bin:/bin, so a real `claude` or `cms` never leaks in.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALL_PY = ROOT / "install.py"
+
+FAKE_CMS = """#!/bin/sh
+# A stand-in for the installed cms: logs CMS_HOME and argv, answers like the real one would.
+printf '%s|%s\\n' "$CMS_HOME" "$*" >> "$(dirname "$0")/calls.log"
+case "$1" in
+  hook)
+    cat > /dev/null
+    printf '{"hookSpecificOutput": {"hookEventName": "%s", "additionalContext": "fake"}}\\n' "$2"
+    ;;
+  doctor)
+    printf '{"provider": "local", "provider_reason": "no API key and no claude on PATH"}\\n'
+    ;;
+esac
+exit 0
+"""
+
+BROKEN_CMS = """#!/bin/sh
+cat > /dev/null
+echo 'Traceback (most recent call last): boom' >&2
+exit 1
+"""
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("cms_install_script", INSTALL_PY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+_MODULE = _load()
+
+
+@pytest.fixture
+def installer() -> ModuleType:
+    return _MODULE
+
+
+def write_executable(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def fake_cms(tmp_path: Path) -> Path:
+    """A working fake cms in a folder whose name has a space and an é."""
+    return write_executable(tmp_path / "tools dir é" / "bin" / "cms", FAKE_CMS)
+
+
+@pytest.fixture
+def fake_bin(tmp_path: Path) -> Path:
+    """An empty folder put first on the subprocess PATH (fake `claude` / `cms` go here)."""
+    folder = tmp_path / "fakebin"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
+RunInstall = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def run_install(fake_bin: Path, project_dir: Path) -> RunInstall:
+    def run(
+        *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = dict(os.environ)
+        full_env["PATH"] = os.pathsep.join([str(fake_bin), "/usr/bin", "/bin"])
+        full_env.update(env or {})
+        return subprocess.run(
+            [sys.executable, str(INSTALL_PY), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            cwd=cwd or project_dir,
+            env=full_env,
+            timeout=120,
+        )
+
+    return run

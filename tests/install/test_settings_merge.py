@@ -1,0 +1,392 @@
+"""install.py's settings functions, called in-process: recognition, merge, removal, files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+CMS = Path("/opt/cms/.venv/bin/cms")
+ALL = ["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PreCompact"]
+
+
+def foreign_settings() -> dict[str, Any]:
+    """A settings object with foreign hooks in our events, other matchers and other events."""
+    return {
+        "model": "opus",
+        "permissions": {"allow": ["Bash(ls:*)"], "deny": []},
+        "hooks": {
+            "UserPromptSubmit": [
+                {"hooks": [{"type": "command", "command": "~/bin/prompt-guard.sh"}]},
+            ],
+            "SessionStart": [
+                {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]},
+                {"matcher": "resume", "hooks": []},
+            ],
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "cms-lint hook"}]},
+            ],
+            "Stop": [
+                {"hooks": [{"type": "command", "command": "echo cms hook Stop", "timeout": 5}]},
+            ],
+        },
+        "env": {"FOO": "bär"},
+    }
+
+
+def render(installer: ModuleType, data: Any) -> str:
+    return str(installer.render_settings(data))
+
+
+def groups(installer: ModuleType, events: list[str] = ALL, home: Path | None = None) -> Any:
+    return installer.desired_groups(CMS, events, home)
+
+
+# ------------------------------------------------------------------ recognition
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/opt/cms/.venv/bin/cms hook Stop",
+        "'/home/a b/é/.venv/bin/cms' hook Stop",
+        "CMS_HOME=/data/cms '/x/cms' hook Stop",
+        "CMS_HOME='/d a/t' OTHER=1 /x/cms hook Stop --verbose",
+        "C:/Users/me/cms/.venv/Scripts/cms.exe hook Stop",
+        "cms hook Stop",
+    ],
+)
+def test_our_command_forms_are_recognised(installer: ModuleType, command: str) -> None:
+    assert installer.is_our_handler({"type": "command", "command": command}, "Stop")
+
+
+@pytest.mark.parametrize(
+    "handler",
+    [
+        {"type": "command", "command": "echo cms hook Stop"},
+        {"type": "command", "command": "/usr/bin/cms-tool hook Stop"},
+        {"type": "command", "command": "/x/cms hook UserPromptSubmit"},
+        {"type": "command", "command": "/x/cms hooks Stop"},
+        {"type": "command", "command": "/x/cms"},
+        {"type": "command", "command": "python -m cms hook Stop"},
+        {"type": "command", "command": "'/x/cms hook Stop"},
+        {"type": "http", "command": "/x/cms hook Stop"},
+        {"command": "/x/cms hook Stop"},
+        {"type": "command", "command": ["/x/cms", "hook", "Stop"]},
+        "/x/cms hook Stop",
+    ],
+)
+def test_lookalike_handlers_are_not_ours(installer: ModuleType, handler: Any) -> None:
+    assert not installer.is_our_handler(handler, "Stop")
+
+
+def test_exec_form_handler_with_our_argv_is_ours(installer: ModuleType) -> None:
+    handler = {"type": "command", "command": "/x/.venv/bin/cms", "args": ["hook", "Stop"]}
+    assert installer.is_our_handler(handler, "Stop")
+    assert not installer.is_our_handler(handler, "SessionEnd")
+
+
+def test_hook_command_splits_back_to_the_exact_argv(installer: ModuleType) -> None:
+    cms = Path("/tmp/it's a dir/é ü/$HOME/`x`/cms")
+    home = Path("/tmp/data dir/ü")
+    command = installer.hook_command(cms, "UserPromptSubmit", home)
+    assert shlex.split(command) == [f"CMS_HOME={home}", str(cms), "hook", "UserPromptSubmit"]
+    handler = {"type": "command", "command": command}
+    assert installer.handler_argv(handler) == (
+        {"CMS_HOME": str(home)},
+        [str(cms), "hook", "UserPromptSubmit"],
+    )
+
+
+# ------------------------------------------------------------------ versions
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2.1.332 (Claude Code)\n", (2, 1, 332)),
+        ("1.0.50 (Claude Code)", (1, 0, 50)),
+        ("claude version 1.0.85-beta", (1, 0, 85)),
+        ("Claude Code\n", None),
+        ("", None),
+    ],
+)
+def test_claude_version_output_is_parsed(
+    installer: ModuleType, text: str, expected: tuple[int, int, int] | None
+) -> None:
+    assert installer.parse_version(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ((1, 0, 47), ["Stop"]),
+        ((1, 0, 50), ["Stop", "PreCompact"]),
+        ((1, 0, 54), ["UserPromptSubmit", "Stop", "PreCompact"]),
+        ((1, 0, 62), ["SessionStart", "UserPromptSubmit", "Stop", "PreCompact"]),
+        ((1, 0, 85), ALL),
+        ((2, 1, 332), ALL),
+        (None, ALL),
+    ],
+)
+def test_claude_events_are_gated_by_version(
+    installer: ModuleType, version: tuple[int, int, int] | None, expected: list[str]
+) -> None:
+    assert installer.events_for("claude", version) == expected
+
+
+def test_codex_gets_every_event_whatever_the_claude_version(installer: ModuleType) -> None:
+    assert installer.events_for("codex", (1, 0, 0)) == ALL
+
+
+# ------------------------------------------------------------------ merge and remove
+
+
+def test_merge_into_empty_settings_writes_our_five_groups(installer: ModuleType) -> None:
+    merged = installer.merge_entries({}, groups(installer))
+    assert list(merged["hooks"]) == ALL
+    start = merged["hooks"]["SessionStart"][0]
+    assert start["matcher"] == "startup|resume|clear|compact"
+    assert start["hooks"] == [
+        {"type": "command", "command": f"{CMS} hook SessionStart", "timeout": 10}
+    ]
+    assert "matcher" not in merged["hooks"]["UserPromptSubmit"][0]
+    assert all(g[0]["hooks"][0]["timeout"] == 10 for g in merged["hooks"].values())
+
+
+def test_merge_twice_is_a_no_op(installer: ModuleType) -> None:
+    once = installer.merge_entries(foreign_settings(), groups(installer))
+    twice = installer.merge_entries(once, groups(installer))
+    assert render(installer, twice) == render(installer, once)
+
+
+def test_foreign_entries_keep_their_place_and_order_through_install(installer: ModuleType) -> None:
+    original = foreign_settings()
+    merged = installer.merge_entries(original, groups(installer))
+    assert list(merged) == list(original)
+    hooks = merged["hooks"]
+    assert list(hooks)[:4] == ["UserPromptSubmit", "SessionStart", "PreToolUse", "Stop"]
+    assert hooks["UserPromptSubmit"][0] == original["hooks"]["UserPromptSubmit"][0]
+    assert hooks["SessionStart"][:2] == original["hooks"]["SessionStart"]
+    assert hooks["PreToolUse"] == original["hooks"]["PreToolUse"]
+    assert hooks["Stop"][0] == original["hooks"]["Stop"][0]
+    assert installer.remove_entries(merged) == original
+
+
+def test_uninstall_removes_only_the_containers_we_emptied(installer: ModuleType) -> None:
+    original = foreign_settings()
+    original["hooks"]["Notification"] = []
+    merged = installer.merge_entries(original, groups(installer))
+    removed = installer.remove_entries(merged)
+    assert removed["hooks"]["Notification"] == []
+    assert removed["hooks"]["SessionStart"][1] == {"matcher": "resume", "hooks": []}
+    assert "SessionEnd" not in removed["hooks"]
+    assert installer.remove_entries({}) == {}
+    assert installer.remove_entries(installer.merge_entries({}, groups(installer))) == {}
+
+
+def test_our_handler_in_a_shared_group_is_updated_in_place(installer: ModuleType) -> None:
+    old = {"type": "command", "command": "/old/venv/bin/cms hook UserPromptSubmit", "timeout": 3}
+    foreign = {"type": "command", "command": "echo before"}
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [foreign, old, foreign]}]}}
+    merged = installer.merge_entries(settings, groups(installer, ["UserPromptSubmit"]))
+    handlers = merged["hooks"]["UserPromptSubmit"][0]["hooks"]
+    assert handlers[0] == foreign and handlers[2] == foreign
+    assert handlers[1]["command"] == f"{CMS} hook UserPromptSubmit"
+    assert len(merged["hooks"]["UserPromptSubmit"]) == 1
+
+
+def test_our_handler_under_a_foreign_matcher_moves_to_its_own_group(installer: ModuleType) -> None:
+    foreign = {"type": "command", "command": "echo hi"}
+    ours = {"type": "command", "command": "/old/cms hook SessionStart"}
+    settings = {"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [foreign, ours]}]}}
+    merged = installer.merge_entries(settings, groups(installer, ["SessionStart"]))
+    assert merged["hooks"]["SessionStart"][0] == {"matcher": "startup", "hooks": [foreign]}
+    assert merged["hooks"]["SessionStart"][1] == groups(installer, ["SessionStart"])["SessionStart"]
+
+
+def test_duplicates_of_ours_collapse_into_one(installer: ModuleType) -> None:
+    dup = {"hooks": [{"type": "command", "command": "/a/cms hook Stop"}]}
+    settings = {"hooks": {"Stop": [dup, {"hooks": [{"type": "command", "command": "x"}]}, dup]}}
+    merged = installer.merge_entries(settings, groups(installer, ["Stop"]))
+    stop = merged["hooks"]["Stop"]
+    assert len(stop) == 2
+    assert stop[0]["hooks"][0]["command"] == f"{CMS} hook Stop"
+    assert stop[1] == {"hooks": [{"type": "command", "command": "x"}]}
+
+
+def test_reinstall_for_an_older_claude_drops_events_it_does_not_know(
+    installer: ModuleType,
+) -> None:
+    full = installer.merge_entries(foreign_settings(), groups(installer))
+    older = installer.merge_entries(full, groups(installer, ["Stop", "PreCompact"]))
+    assert set(installer.installed_hooks(older)) == {"Stop", "PreCompact"}
+    assert older["hooks"]["SessionStart"] == foreign_settings()["hooks"]["SessionStart"]
+    assert "SessionEnd" not in older["hooks"]
+
+
+def test_merge_refuses_a_hooks_value_of_the_wrong_shape(installer: ModuleType) -> None:
+    with pytest.raises(installer.InstallError, match="not a JSON object"):
+        installer.merge_entries({"hooks": []}, groups(installer))
+    with pytest.raises(installer.InstallError, match=r"hooks\.Stop"):
+        installer.merge_entries({"hooks": {"Stop": {"hooks": []}}}, groups(installer))
+
+
+def test_installed_hooks_reports_only_ours_per_event(installer: ModuleType) -> None:
+    merged = installer.merge_entries(foreign_settings(), groups(installer, ["Stop"]))
+    found = installer.installed_hooks(merged)
+    assert list(found) == ["Stop"]
+    assert [h["command"] for h in found["Stop"]] == [f"{CMS} hook Stop"]
+
+
+# ------------------------------------------------------------------ files
+
+
+def test_install_then_uninstall_restores_the_original_bytes(
+    installer: ModuleType, tmp_path: Path
+) -> None:
+    for indent, newline in ((2, True), (4, False), ("\t", True)):
+        path = tmp_path / f"settings-{indent!r}.json"
+        original = json.dumps(foreign_settings(), indent=indent, ensure_ascii=False)
+        original += "\n" if newline else ""
+        path.write_text(original, encoding="utf-8")
+        installer.apply_change(
+            installer.plan_change(path, lambda d: installer.merge_entries(d, groups(installer)))
+        )
+        assert path.read_text(encoding="utf-8") != original
+        installer.apply_change(installer.plan_change(path, installer.remove_entries))
+        assert path.read_text(encoding="utf-8") == original
+
+
+def test_unchanged_settings_are_neither_rewritten_nor_backed_up(
+    installer: ModuleType, tmp_path: Path
+) -> None:
+    (tmp_path / "cfg").mkdir()
+    path = tmp_path / "cfg" / "settings.json"
+    odd = '{"a":1,   "hooks": {}}'
+    path.write_text(odd, encoding="utf-8")
+    change = installer.plan_change(path, installer.remove_entries)
+    assert not change.changed
+    assert installer.apply_change(change) is None
+    assert path.read_text(encoding="utf-8") == odd
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+
+
+def test_a_change_keeps_a_timestamped_backup_of_the_old_bytes(
+    installer: ModuleType, tmp_path: Path
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"x": 1}', encoding="utf-8")
+    path.chmod(0o600)
+    backup = installer.apply_change(
+        installer.plan_change(path, lambda d: installer.merge_entries(d, groups(installer)))
+    )
+    assert backup is not None
+    assert backup.name.startswith("settings.json.bak-")
+    assert len(backup.name) == len("settings.json.bak-YYYYmmdd-HHMMSS")
+    assert backup.read_text(encoding="utf-8") == '{"x": 1}'
+    assert path.stat().st_mode & 0o777 == 0o600
+    second = installer.write_settings_atomically(path, "{}\n", path.read_text(encoding="utf-8"))
+    assert second is not None and second != backup  # same second: a distinct name
+
+
+def test_a_symlinked_settings_file_is_written_through_the_link(
+    installer: ModuleType, tmp_path: Path
+) -> None:
+    real = tmp_path / "dotfiles" / "claude-settings.json"
+    real.parent.mkdir()
+    real.write_text("{}\n", encoding="utf-8")
+    link = tmp_path / "settings.json"
+    link.symlink_to(real)
+    installer.apply_change(
+        installer.plan_change(link, lambda d: installer.merge_entries(d, groups(installer)))
+    )
+    assert link.is_symlink()
+    assert "hook Stop" in real.read_text(encoding="utf-8")
+
+
+def test_a_file_changed_meanwhile_is_not_overwritten(installer: ModuleType, tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text("{}\n", encoding="utf-8")
+    change = installer.plan_change(path, lambda d: installer.merge_entries(d, groups(installer)))
+    path.write_text('{"someone": "else"}\n', encoding="utf-8")
+    with pytest.raises(installer.InstallError, match="changed while"):
+        installer.apply_change(change)
+    assert path.read_text(encoding="utf-8") == '{"someone": "else"}\n'
+
+
+def test_a_new_settings_file_and_its_folder_are_created(
+    installer: ModuleType, tmp_path: Path
+) -> None:
+    path = tmp_path / "new" / ".claude" / "settings.json"
+    installer.apply_change(
+        installer.plan_change(path, lambda d: installer.merge_entries(d, groups(installer)))
+    )
+    assert json.loads(path.read_text(encoding="utf-8"))["hooks"]["Stop"]
+    assert path.read_text(encoding="utf-8").endswith("}\n")
+    assert [p.name for p in path.parent.iterdir()] == ["settings.json"]
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ('{"hooks": {}', "not valid JSON"),
+        ('{\n  // my comment\n  "a": 1\n}\n', "not valid JSON (line 2"),
+        ('{"a": [1, 2,],}\n', "not valid JSON"),
+        ('{"a": 1, "a": 2}', "duplicate key 'a'"),
+        ("[1, 2]", "does not hold a JSON object"),
+        ('\ufeff{"a": 1}', "not valid JSON"),
+    ],
+)
+def test_unreadable_settings_raise_one_line_and_stay_untouched(
+    installer: ModuleType, tmp_path: Path, content: str, needle: str
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(installer.InstallError) as caught:
+        installer.plan_change(path, lambda d: installer.merge_entries(d, groups(installer)))
+    assert needle in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert path.read_text(encoding="utf-8") == content
+
+
+def test_non_utf8_settings_are_refused(installer: ModuleType, tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(installer.InstallError, match="not UTF-8"):
+        installer.load_settings(path)
+
+
+def test_a_blank_settings_file_counts_as_empty(installer: ModuleType, tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text("  \n", encoding="utf-8")
+    assert installer.load_settings(path).data == {}
+
+
+def test_dry_run_diff_names_the_file_and_shows_our_lines(
+    installer: ModuleType, tmp_path: Path
+) -> None:
+    path = tmp_path / "settings.json"
+    change = installer.plan_change(path, lambda d: installer.merge_entries(d, groups(installer)))
+    diff = installer.settings_diff(path, change.settings.text, change.after)
+    assert diff.startswith(f"--- /dev/null\n+++ {path}\n")
+    assert f'+            "command": "{CMS} hook Stop",\n' in diff
+    assert not path.exists()
+
+
+def test_settings_paths_follow_agent_and_scope(
+    installer: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Path(os.environ["HOME"])
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    assert installer.settings_path("claude", False) == home / ".claude" / "settings.json"
+    assert installer.settings_path("codex", False) == home / ".codex" / "hooks.json"
+    assert installer.settings_path("claude", True, tmp_path) == tmp_path / ".claude/settings.json"
+    assert installer.settings_path("codex", True, tmp_path) == tmp_path / ".codex" / "hooks.json"
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex home"))
+    assert installer.settings_path("codex", False) == tmp_path / "codex home" / "hooks.json"
