@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
-from cms import paths
+from cms.chats import locate_map
 from cms.config import Config, load_config
 from cms.errors import MapNotFoundError, OpsError
 from cms.map.model import CorrelationMap, new_map
@@ -27,21 +27,6 @@ if TYPE_CHECKING:
 SessionOpt = Annotated[str | None, typer.Option("--session", help="Chat (session) id.")]
 MapOpt = Annotated[Path | None, typer.Option("--map", help="Path of a map file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-
-
-def locate_map(session: str | None, map_file: Path | None) -> Path:
-    """--map, else --session, else the chat map updated last."""
-    if map_file is not None:
-        return map_file
-    if session is not None:
-        return paths.map_path(session)
-    chats = paths.cms_home() / "chats"
-    maps = (
-        sorted(chats.glob("*/map.json"), key=lambda p: p.stat().st_mtime) if chats.is_dir() else []
-    )
-    if not maps:
-        raise MapNotFoundError(f"no chat map under {chats}; pass --session or --map")
-    return maps[-1]
 
 
 def _print_json(data: object) -> None:
