@@ -769,6 +769,9 @@ def install(args: argparse.Namespace) -> int:
     cms = resolve_cms(args)
     version = claude_version() if agent == "claude" else None
     events = events_for(agent, version)
+    groups = desired_groups(cms, events, _cms_home_for_commands())
+    # Planned before the slow venv step so a settings file we would refuse fails at once.
+    change = plan_change(path, lambda data: merge_entries(data, groups))
     if agent == "claude":
         skipped = [e for e in EVENTS if e not in events]
         if version is None:
@@ -780,9 +783,6 @@ def install(args: argparse.Namespace) -> int:
                 f"cms: Claude Code {'.'.join(map(str, version))} does not know "
                 f"{', '.join(skipped)}; not writing them"
             )
-    groups = desired_groups(cms, events, _cms_home_for_commands())
-    # Planned before the slow venv step so a settings file we would refuse fails at once.
-    change = plan_change(path, lambda data: merge_entries(data, groups))
     if args.dry_run:
         diff = settings_diff(path, change.settings.text, change.after)
         print(diff if diff else f"cms: {display_path(path)} is already up to date\n", end="")
