@@ -1,0 +1,121 @@
+"""Text cleanup shared by the transcript readers: dropping injected context, trimming, redacting.
+
+Owns the size limits of an Exchange's texts and the rule that our own `<cms-memory>` context and
+the agent's `<system-reminder>` blocks never reach the extractor. Knows nothing of file formats.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from cms.transcripts.exchange import Exchange, ToolCall
+from cms.transcripts.redact import redact_text
+
+USER_LIMIT = 4_000
+ASSISTANT_LIMIT = 6_000
+TOOL_INPUT_LIMIT = 300
+TOOL_OUTPUT_LIMIT = 400
+MAX_TOOLS = 80  # a turn with more keeps the first TOOLS_HEAD and the rest from the end
+TOOLS_HEAD = 20
+MAX_FILES = 50
+
+# Spans that are context injected by hooks (ours or the agent's), never what the user said.
+_INJECTED = re.compile(
+    r"<(cms-memory|system-reminder|user-prompt-submit-hook)\b[^>]*>.*?(?:</\1>|\Z)",
+    re.DOTALL | re.IGNORECASE,
+)
+_STRAY_CLOSE = re.compile(r"</(?:cms-memory|system-reminder|user-prompt-submit-hook)>", re.I)
+_LINE_NUMBERS = re.compile(r"^ *\d+→", re.MULTILINE)  # Read tool output: "    12→code"
+_BLANK_RUNS = re.compile(r"\n{3,}")
+_SPACES = re.compile(r"\s+")
+
+
+def strip_injected(text: str) -> str:
+    """The text without `<cms-memory>`, `<system-reminder>` and hook-injected spans."""
+    if "<" not in text:
+        return text
+    text = _INJECTED.sub("", text)
+    return _STRAY_CLOSE.sub("", text)
+
+
+def strip_line_numbers(text: str) -> str:
+    return _LINE_NUMBERS.sub("", text) if "→" in text else text
+
+
+def _cut_back(text: str, at: int) -> int:
+    """A cut position at or before `at` that falls on whitespace when one is near."""
+    space = max(text.rfind(" ", at - 40, at), text.rfind("\n", at - 40, at))
+    return space if space > 0 else at
+
+
+def _cut_forward(text: str, at: int) -> int:
+    candidates = [i for i in (text.find(" ", at, at + 40), text.find("\n", at, at + 40)) if i >= 0]
+    return min(candidates) + 1 if candidates else at
+
+
+def trim_middle(text: str, limit: int, head_share: float = 0.5) -> str:
+    """At most about `limit` characters: the head and the tail, with a marker between."""
+    if len(text) <= limit:
+        return text
+    head = max(int(limit * head_share), 0)
+    tail = max(limit - head, 0)
+    head_end = _cut_back(text, head) if head else 0
+    tail_start = _cut_forward(text, len(text) - tail) if tail else len(text)
+    omitted = tail_start - head_end
+    return f"{text[:head_end].rstrip()}\n[... {omitted} chars trimmed ...]\n{text[tail_start:].lstrip()}"
+
+
+def clean_text(text: str, limit: int, head_share: float = 0.5) -> str:
+    """Injected spans dropped, whitespace tidied, secrets redacted, trimmed to about `limit`."""
+    text = strip_injected(text).strip()
+    if not text:
+        return ""
+    if len(text) > 4 * limit:
+        # cut at whitespace first so redaction never sees half a secret, then redact the rest
+        head = int(2 * limit * head_share) + 200
+        text = trim_middle(text, 2 * limit + 400, head / (2 * limit + 400))
+    text = _BLANK_RUNS.sub("\n\n", redact_text(text))
+    return trim_middle(text, limit, head_share)
+
+
+def one_line(text: str, limit: int) -> str:
+    """Whitespace collapsed to single spaces, redacted, trimmed (tool inputs)."""
+    return clean_text(_SPACES.sub(" ", strip_injected(text)), limit, 0.7)
+
+
+def _normalized(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+def with_last_message(exchange: Exchange, last_assistant_message: str | None) -> Exchange:
+    """The exchange, completed by the Stop hook's `last_assistant_message` when the transcript
+    lags behind it (the message is appended unless the transcript already ends with it)."""
+    if not last_assistant_message:
+        return exchange
+    message = clean_text(last_assistant_message, ASSISTANT_LIMIT, 0.3)
+    if not message:
+        return exchange
+    probe = _normalized(message)[-200:]
+    if probe and probe in _normalized(exchange.assistant):
+        return exchange
+    assistant = exchange.assistant + "\n\n" + message if exchange.assistant else message
+    extra = {**exchange.extra, "assistant_source": "last_assistant_message"}
+    return dataclasses.replace(
+        exchange, assistant=trim_middle(assistant, ASSISTANT_LIMIT, 0.3), extra=extra
+    )
+
+
+def cap_tools(tools: list[ToolCall], extra: dict[str, str]) -> tuple[ToolCall, ...]:
+    """At most MAX_TOOLS calls (the first few and the latest); the count left out goes in extra."""
+    if len(tools) <= MAX_TOOLS:
+        return tuple(tools)
+    extra["tools_omitted"] = str(len(tools) - MAX_TOOLS)
+    return tuple(tools[:TOOLS_HEAD] + tools[len(tools) - (MAX_TOOLS - TOOLS_HEAD) :])
+
+
+def add_file(files: list[str], path: object) -> None:
+    if isinstance(path, str) and path.strip() and len(files) < MAX_FILES:
+        cleaned = redact_text(path.strip())
+        if cleaned not in files:
+            files.append(cleaned)

@@ -1,0 +1,122 @@
+"""Reading JSON-lines transcripts: from the end in blocks, forward in chunks, one record at a time.
+
+Owns file access and the tolerance rules (a malformed, partial or non-object line is skipped,
+never fatal). An unreadable file raises TranscriptError. Knows nothing of either agent's records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from cms.errors import TranscriptError
+
+Record = dict[str, Any]
+_FIRST_BLOCK = 64 * 1024
+_MAX_BLOCK = 4 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+def parse_line(line: bytes) -> Record | None:
+    """The JSON object on one line, or None for a blank, malformed or non-object line."""
+    line = line.strip()
+    if not line.startswith(b"{"):
+        return None
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _fail(path: Path, error: OSError) -> TranscriptError:
+    reason = error.strerror or type(error).__name__
+    return TranscriptError(f"cannot read transcript {path}: {reason}")
+
+
+def read_tail(
+    path: Path, is_start: Callable[[bytes], bool], end: int | None = None
+) -> tuple[int, list[bytes]]:
+    """The lines from the last one for which `is_start` holds to the end of the file (or to byte
+    `end`, a line start), in order, with the byte offset where that line starts. Reads backwards
+    in growing blocks; when no line qualifies everything comes back with offset 0."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            end = size if end is None else min(end, size)
+            pos, block, carry = end, _FIRST_BLOCK, b""
+            cursor = end  # end offset of the next line to hand out, walking backwards
+            found: list[bytes] = []
+            while pos > 0:
+                step = min(block, pos)
+                pos -= step
+                handle.seek(pos)
+                parts = (handle.read(step) + carry).split(b"\n")
+                carry = parts[0]  # may continue further back
+                for line in reversed(parts[1:]):
+                    start = cursor - len(line)
+                    cursor = start - 1
+                    found.append(line)
+                    if line and is_start(line):
+                        found.reverse()
+                        return start, found
+                block = min(block * 2, _MAX_BLOCK)
+            found.append(carry)  # the first line of the file, start or not
+            found.reverse()
+            return 0, found
+    except OSError as error:
+        raise _fail(path, error) from error
+
+
+def iter_lines(path: Path, end: int | None = None) -> Iterator[bytes]:
+    """Every line of the file (or of its first `end` bytes), in order, read in chunks."""
+    try:
+        with open(path, "rb") as handle:
+            remaining = end
+            carry = b""
+            while remaining is None or remaining > 0:
+                size = _CHUNK if remaining is None else min(_CHUNK, remaining)
+                chunk = handle.read(size)
+                if not chunk:
+                    break
+                if remaining is not None:
+                    remaining -= len(chunk)
+                parts = (carry + chunk).split(b"\n")
+                carry = parts.pop()
+                yield from parts
+            if carry:
+                yield carry
+    except OSError as error:
+        raise _fail(path, error) from error
+
+
+def count_lines(path: Path, end: int, predicate: Callable[[bytes], bool]) -> int:
+    """How many lines in the first `end` bytes satisfy `predicate`."""
+    return sum(1 for line in iter_lines(path, end) if line and predicate(line))
+
+
+def read_head(path: Path, limit: int = 256 * 1024) -> list[bytes]:
+    """The complete lines within the first `limit` bytes (plus the first line, however long,
+    cut at `limit`): enough to tell a format or read a session header."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit)
+    except OSError as error:
+        raise _fail(path, error) from error
+    lines = data.split(b"\n")
+    if len(lines) > 1 and len(data) == limit:
+        lines.pop()  # the last one is cut
+    return lines
+
+
+def check_readable(path: Path) -> None:
+    """Raise TranscriptError unless `path` is a readable regular file."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as error:
+        raise _fail(path, error) from error
+    if not path.is_file():
+        raise TranscriptError(f"cannot read transcript {path}: not a regular file")
