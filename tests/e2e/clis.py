@@ -166,3 +166,24 @@ def cms_venv(python: str | None = None) -> Path:
                 f"`install.py --venv {venv}` failed (exit {done.returncode}):\n{tail}"
             )
         return cms
+
+
+def install_all() -> list[Path]:
+    """Every pinned CLI (what CI runs before the suite, so a failure shows up first and clearly)."""
+    folders = [npm_package("claude", version) for version in CLAUDE_VERSIONS]
+    folders.append(npm_package("codex", CODEX_VERSION))
+    return folders
+
+
+def main() -> int:
+    try:
+        for folder in install_all():
+            print(f"e2e: {folder}")
+    except E2ESetupError as exc:
+        print(f"e2e setup failed: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -184,3 +184,28 @@ def test_detached_worker_updates_map_without_cms_sync(
     queue = box.cms_home / "queue"
     while time.monotonic() < deadline and queue.exists() and any(queue.rglob("*.json")):
         time.sleep(0.2)
+
+
+def test_claude_cli_provider_runs_real_cli_without_recursion_or_transcript(
+    sandbox: Sandbox, claude_bin: Any
+) -> None:
+    box = sandbox
+    box.bin_dirs = [claude_bin(CLAUDE_VERSIONS[0])]
+    box.install()
+    env = box.env(provider="claude_cli")
+    box.model.push_update(OPS_TURN_ONE, {"ops": []})
+    session = box.claude(TURN_ONE, env=env)["session_id"]
+    assert FACT in map_facts(box.read_map(session))
+    box.claude("Which port again?", "--resume", session, env=env)
+
+    updates = box.model.of("update")
+    assert len(updates) == 2, box.model.kinds()  # one per turn: no hook ran inside the inner call
+    for request in updates:
+        assert request.headers.get("user-agent", "").startswith("claude-cli/")  # the real CLI
+        assert OPEN not in request.all_text
+        assert "hook additional context" not in request.all_text.lower()
+    assert all(OPEN not in r.all_text for kind in ("search", "observe") for r in box.model.of(kind))
+    projects = box.home / ".claude" / "projects"
+    slugs = sorted(p.name for p in projects.iterdir()) if projects.is_dir() else []
+    assert slugs == [transcript_path(box.home, box.project, session).parent.name], slugs
+    assert not list((box.cms_home / "sandbox").rglob("*.jsonl"))
