@@ -297,5 +297,6 @@ def ask_for_observations(
     for reason in reasons:
         log_event("warning", "observation_rejected", reason, project=project)
     if reasons and not accepted:
-        raise ProviderError(f"every observation of the answer was rejected ({len(reasons)})")
+        message = f"every observation of the answer was rejected ({len(reasons)})"
+        raise _failure(message, provider=provider, purpose="observe", project=project)
     return accepted
