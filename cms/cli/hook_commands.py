@@ -42,7 +42,7 @@ def worker(
     print(
         f"applied {result.applied} jobs, {result.failed} failed attempts, "
         f"{result.set_aside} set aside"
-        + (" (some deferred: model unavailable)" if result.deferred else "")
+        + (" (model unavailable: local extractor used)" if result.provider_down else "")
     )
     sessions = [session] if session else queue.queued_sessions()
     left = sum(len(queue.list_jobs(s)) for s in sessions)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Literal
 
 from cms import paths
 from cms.config import Config
@@ -127,25 +128,24 @@ def _cached_prompt(session_id: str) -> str:
 
 
 def _latest_exchange(event: HookEvent) -> Exchange | None:
-    if event.transcript_path:
-        from cms.transcripts.reader import read_latest_exchange
+    """The exchange the Stop hook queues: from the transcript, else from the hook's own fields
+    (last_assistant_message, plus the prompt cached at UserPromptSubmit). Already redacted."""
+    import dataclasses
 
-        try:
-            found: Exchange | None = read_latest_exchange(
-                Path(event.transcript_path), event.last_assistant_message
-            )
-        except (CmsError, OSError) as exc:
-            log_event("warning", "transcript_unreadable", str(exc), session=event.session_id)
-        else:
-            if found is not None:
-                return found
-    if event.last_assistant_message and event.last_assistant_message.strip():
-        return Exchange(
-            user=_cached_prompt(event.session_id),
-            assistant=event.last_assistant_message,
-            agent=event.agent,
-        )
-    return None
+    from cms.transcripts.reader import read_latest_exchange
+
+    path = Path(event.transcript_path) if event.transcript_path else None
+    agent: Literal["claude_code", "codex"] = "codex" if event.agent == "codex" else "claude_code"
+    try:
+        found = read_latest_exchange(path, event.last_assistant_message, agent=agent)
+    except (CmsError, OSError) as exc:
+        log_event("warning", "transcript_unreadable", str(exc), session=event.session_id)
+        return None
+    if found is not None and not found.user and found.extra.get("transcript") == "missing":
+        cached = _cached_prompt(event.session_id)
+        if cached:
+            found = dataclasses.replace(found, user=cached)
+    return found
 
 
 def stop(event: HookEvent, config: Config) -> None:

@@ -26,6 +26,7 @@ from cms.log import log_event
 
 HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
 POLL_SECONDS = 0.05
+PROVIDER_BACKOFF_SECONDS = 2.0  # times the attempt number, before retrying a failed model call
 
 
 class JobTimeoutError(CmsError):
@@ -37,7 +38,7 @@ class DrainResult:
     applied: int = 0
     failed: int = 0
     set_aside: int = 0
-    deferred: bool = False  # stopped early (provider trouble); jobs stay for the next worker
+    provider_down: bool = False  # a model call failed for good: the rest of the run is local
 
 
 # ----------------------------------------------------------------------------- time limits
@@ -118,66 +119,59 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:300]}{where}"
 
 
-def _step(path: Path, config: Any, result: DrainResult, *, hard_exit: bool) -> bool:
-    """Run the job in `path` once. Returns False when draining should stop for now."""
+def _step(path: Path, config: Any, result: DrainResult, *, hard_exit: bool) -> None:
+    """Run the job in `path` once: on success delete it; on failure leave it (attempt counted)
+    so the loop tries it again, until max_attempts sets it aside. Model trouble backs off, and
+    its last attempt (and every later job of this run) uses the local extractor instead."""
     max_attempts = config.worker.max_attempts
     try:
         job = queue.read_job(path)
     except (OSError, ValueError) as exc:
         queue.set_aside(path, f"unreadable job file: {exc}")
         result.set_aside += 1
-        return True
+        return
     if job is None:  # deleted under us
-        return True
+        return
     if job.attempts >= max_attempts:
         queue.set_aside(path, f"{job.kind} failed {job.attempts} times")
         result.set_aside += 1
-        return True
+        return
     job = queue.count_attempt(job)
-    last_try = job.attempts >= max_attempts
+    timeout = config.worker.job_timeout_seconds
+    fields = {"job": job.name, "kind": job.kind, "attempt": job.attempts, "session": job.session_id}
     try:
         try:
-            with _time_limit(config.worker.job_timeout_seconds, hard_exit=hard_exit):
-                summary = run_job(job, config)
+            with _time_limit(timeout, hard_exit=hard_exit):
+                summary = run_job(job, config, force_local=result.provider_down)
         except ProviderError as exc:
+            log_event("warning", "provider_error", str(exc), **fields)
+            result.failed += 1
+            if job.attempts < max_attempts:
+                time.sleep(PROVIDER_BACKOFF_SECONDS * job.attempts)
+                return
+            result.provider_down = True
             log_event(
                 "warning",
-                "provider_error",
-                str(exc),
-                job=job.name,
-                attempt=job.attempts,
+                "provider_down",
+                "local extractor for the rest of this run",
                 session=job.session_id,
             )
-            if not last_try:
-                result.failed += 1
-                result.deferred = True
-                return False  # keep the order: retry this job on the next worker run
-            with _time_limit(config.worker.job_timeout_seconds, hard_exit=hard_exit):
+            with _time_limit(timeout, hard_exit=hard_exit):
                 summary = run_job(job, config, force_local=True) + " (model failed; local)"
     except Exception as exc:  # noqa: BLE001 - the worker is its process's error boundary
         level = "warning" if isinstance(exc, CmsError) else "error"
-        log_event(
-            level,
-            "job_failed",
-            _describe(exc),
-            job=job.name,
-            kind=job.kind,
-            attempt=job.attempts,
-            session=job.session_id,
-        )
+        log_event(level, "job_failed", _describe(exc), **fields)
         result.failed += 1
-        return True  # retried now (same oldest job) until max_attempts, then set aside
+        return
     queue.finish_job(job.path)
     result.applied += 1
-    log_event("info", "job_done", summary, job=job.name, kind=job.kind, session=job.session_id)
-    return True
+    log_event("info", "job_done", summary, **fields)
 
 
 def _drain_locked(
     session_id: str, config: Any, result: DrainResult, *, idle: float, hard_exit: bool
-) -> bool:
-    """Run jobs oldest first until none is left (waiting up to `idle` s for late ones).
-    Returns False when it stopped early with jobs left on purpose."""
+) -> None:
+    """Run jobs oldest first until none is left (waiting up to `idle` s for late ones)."""
     while True:
         jobs = queue.list_jobs(session_id)
         waited = 0.0
@@ -186,9 +180,8 @@ def _drain_locked(
             waited += POLL_SECONDS
             jobs = queue.list_jobs(session_id)
         if not jobs:
-            return True
-        if not _step(jobs[0], config, result, hard_exit=hard_exit):
-            return False
+            return
+        _step(jobs[0], config, result, hard_exit=hard_exit)
 
 
 def drain_chat(
@@ -210,10 +203,10 @@ def drain_chat(
             return result  # another worker is on it and will see our jobs
         try:
             lock.write_pid()
-            finished = _drain_locked(session_id, config, result, idle=idle, hard_exit=hard_exit)
+            _drain_locked(session_id, config, result, idle=idle, hard_exit=hard_exit)
         finally:
             lock.release()
-        if not finished or not queue.list_jobs(session_id):
+        if not queue.list_jobs(session_id):
             return result
 
 
@@ -289,7 +282,7 @@ def run_worker(session_id: str | None, *, hard_exit: bool = False) -> DrainResul
         total.applied += result.applied
         total.failed += result.failed
         total.set_aside += result.set_aside
-        total.deferred = total.deferred or result.deferred
+        total.provider_down = total.provider_down or result.provider_down
     return total
 
 
