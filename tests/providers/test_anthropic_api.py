@@ -139,3 +139,20 @@ def test_an_unreachable_server_is_a_provider_error(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
     with pytest.raises(ProviderError, match="cannot reach"):
         _ask(make_config(max_retries=0))
+
+
+def test_secrets_in_the_exchange_never_reach_the_model(api_env: FakeAnthropicServer) -> None:
+    secret = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"
+    api_env.push('{"ops": []}')
+    config = make_config()
+    ask_for_ops(
+        AnthropicProvider(config.provider),
+        config,
+        map_view=MAP_VIEW,
+        exchange_text=f"User: my key is {secret}",
+        reasons=None,
+        project="p",
+    )
+    request = api_env.message_requests[0]
+    assert secret not in request.raw.decode("utf-8")
+    assert "my key is" in request.all_text
