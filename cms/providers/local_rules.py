@@ -1,22 +1,20 @@
-"""Which parts of an exchange are worth remembering: the local extractor's text rules.
+"""Which sentences of an exchange are worth remembering: the local extractor's text rules.
 
-Turns the user prompt, the assistant text and the tool calls of one exchange into scored,
-self-contained candidate facts of at most 200 characters (decisions, fixes, preferences,
-commands, file facts, errors, open questions). Pure rules on text: no map, no I/O, no model.
+Splits the user prompt and the assistant text into sentences, bullets and one-line commands,
+drops filler and narration, and classifies the rest into scored, self-contained candidate facts
+of at most 200 characters (decisions, fixes, preferences, changes, errors, open questions).
+Pure rules on text: no map, no tool calls, no I/O.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections import Counter
+import unicodedata
 from dataclasses import dataclass, replace
-from typing import Any
 
 from cms.map.model import MAX_FACT
 from cms.textindex import tokenize
-from cms.transcripts.exchange import Exchange, ToolCall
-from cms.transcripts.redact import redact_text
+from cms.transcripts.exchange import Exchange
 
 
 @dataclass(frozen=True)
@@ -82,12 +80,19 @@ _LEAD = re.compile(
 
 
 def _unlead(text: str) -> str:
+    while text and (_symbol(text[0]) or text[0].isspace()):
+        text = text[1:]
     stripped = _LEAD.sub("", text).strip()
     if len(stripped) < 3:
         return text
     if stripped[0].islower() and not re.match(r"\S*[_.(/]", stripped):
         stripped = stripped[0].upper() + stripped[1:]
     return stripped
+
+
+def _symbol(char: str) -> bool:
+    """Emoji, check marks, arrows and bullets that open a line but carry no meaning."""
+    return unicodedata.category(char) in ("So", "Mn", "Cf") or char in "\u2192\u2022\u00b7\u25aa"
 
 
 def trim_fact(text: str, limit: int = MAX_FACT) -> str:
@@ -153,7 +158,7 @@ def _units(text: str, source: str) -> list[_Unit]:
             else:
                 lines = [x.strip().removeprefix("$ ") for x in fence if x.strip()]
                 if fence_lang in _SHELL_LANGS and 0 < len(lines) <= 4:
-                    pieces.extend((x, context, True) for x in lines if command_kind(x))
+                    pieces.extend((x, context, True) for x in lines if len(x) <= 200)
                 fence = None
             continue
         if fence is not None:
@@ -205,7 +210,9 @@ def _units(text: str, source: str) -> list[_Unit]:
 # -- classifying sentences ----------------------------------------------------------------------
 
 _FIX = re.compile(
-    r"\b(?:fixed|fixes|the fix (?:is|was)|(?:that's|that is|this is) the (?:bug|problem|issue)|"
+    r"\b(?:i|we|was|were|is|are|been|have|has|got|it's|that's|now|and)\s+fixed\b|^fixed\s+"
+    r"(?:the|a|an|it|this|that|by|in|so|all|both|two|three)\b|\bfixes\s+(?:the|a|an)\b|"
+    r"\b(?:the fix (?:is|was)|(?:that's|that is|this is) the (?:bug|problem|issue)|"
     r"the (?:bug|issue|problem|cause|culprit|error) (?:is|was)|root cause|caused by|was causing|"
     r"(?:fails|failed|failing|broke|breaks) because|resolved by|workaround|turned out)\b",
     re.I,
@@ -402,7 +409,8 @@ def _answered(question: str, answer_terms: set[str]) -> bool:
     return len(terms & answer_terms) / len(terms) >= 0.34
 
 
-def _sentence_candidates(exchange: Exchange, start: int) -> list[Candidate]:
+def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple[int, str]]]:
+    """Candidate facts from the prompt and the answer, and the one-line commands shown in it."""
     user_text = "" if _CONTINUED.match(exchange.user) else exchange.user
     user_units = _units(user_text, "user")
     assistant_units = _units(exchange.assistant, "assistant")
@@ -411,12 +419,12 @@ def _sentence_candidates(exchange: Exchange, start: int) -> list[Candidate]:
     substantive = len(answered_text.strip()) >= 60
     tail = {id(u) for u in assistant_units[-3:]}
     out: list[Candidate] = []
+    commands: list[tuple[int, str]] = []
     task_taken = False
-    for order, unit in enumerate([*user_units, *assistant_units], start=start):
+    for order, unit in enumerate([*user_units, *assistant_units]):
         if unit.command:
-            command = command_kind(unit.text)
-            if command and unit.source == "assistant":
-                out.append(_command_candidate(unit.text, command, order, 1, from_text=True))
+            if unit.source == "assistant":
+                commands.append((order, unit.text))
             continue
         text = _unlead(unit.text)
         if len(tokenize(text)) < 3:
@@ -447,446 +455,7 @@ def _sentence_candidates(exchange: Exchange, start: int) -> list[Candidate]:
         out.append(
             Candidate(fact, kind, score, order, revert=revert, update=bool(_UPDATE.search(low)))
         )
-    return out
-
-
-# -- tool calls ---------------------------------------------------------------------------------
-
-_SHELL_TOOLS = {
-    "bash",
-    "shell",
-    "exec_command",
-    "local_shell",
-    "run_shell_command",
-    "shell_command",
-    "execute_command",
-    "terminal",
-    "run_terminal_cmd",
-}
-_WRITE_TOOLS = {"write", "create_file", "write_file"}
-_EDIT_TOOLS = {
-    "edit",
-    "multiedit",
-    "notebookedit",
-    "str_replace_editor",
-    "edit_file",
-    "apply_patch",
-    "str_replace_based_edit_tool",
-    "replace",
-    "patch",
-}
-_REJECTED = re.compile(
-    r"doesn't want to proceed|tool use was rejected|permission|interrupted", re.I
-)
-
-_COMMAND_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "test",
-        re.compile(
-            r"^(?:python3?\s+-m\s+)?(?:pytest|tox|nox|jest|vitest|rspec|phpunit|ctest)\b|"
-            r"^(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test\b|^(?:mix|cargo|go|deno|dotnet|gradle|mvn|make|"
-            r"bun)\s+test\b|^bundle\s+exec\s+rspec\b|^npx\s+(?:jest|vitest|playwright)\b|"
-            r"^\./gradlew\s+test\b"
-        ),
-    ),
-    (
-        "check",
-        re.compile(
-            r"^(?:python3?\s+-m\s+)?(?:ruff|mypy|flake8|black|pylint|isort)\b|^(?:npx\s+)?(?:eslint|"
-            r"tsc|prettier|biome)\b|^golangci-lint\b|^cargo\s+(?:clippy|fmt|check)\b|"
-            r"^mix\s+(?:credo|dialyzer|format|quality|deps\.audit)\b|^(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?"
-            r"(?:lint|typecheck|format|check)\b|^pre-commit\b|^make\s+(?:lint|check|fmt)\b"
-        ),
-    ),
-    (
-        "migrate",
-        re.compile(
-            r"^alembic\b|^mix\s+ecto\.|^(?:bin/)?(?:rails|rake)\s+db:|manage\.py\s+(?:migrate|"
-            r"makemigrations)\b|^(?:npx\s+)?prisma\s+(?:migrate|db)\b|^(?:npx\s+)?knex\s+migrate|"
-            r"^flyway\b|^sqlx\s+migrate\b|^diesel\s+migration\b"
-        ),
-    ),
-    (
-        "build",
-        re.compile(
-            r"^(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build\b|^cargo\s+build\b|^go\s+build\b|"
-            r"^mix\s+compile\b|^docker(?:\s+compose|-compose)?\s+build\b|^make(?:\s+[\w-]+)?$|"
-            r"^(?:gradle|\./gradlew)\s+build\b|^mvn\s+(?:package|install|compile)\b|"
-            r"^python3?\s+-m\s+build\b|^cmake\b|^tsc\s+-b\b"
-        ),
-    ),
-    (
-        "install",
-        re.compile(
-            r"^(?:python3?\s+-m\s+)?pip3?\s+install\b|^uv\s+(?:add|sync|pip\s+install)\b|"
-            r"^poetry\s+(?:add|install)\b|^(?:npm|pnpm)\s+(?:install|i|ci|add)\b|^yarn(?:\s+(?:add|"
-            r"install))?$|^yarn\s+add\b|^mix\s+(?:deps\.get|igniter\.install)\b|^cargo\s+add\b|"
-            r"^go\s+(?:get|mod\s+tidy)\b|^bundle\s+install\b|^gem\s+install\b|"
-            r"^(?:sudo\s+)?(?:apt|apt-get|brew)\s+install\b|^npx\s+create-"
-        ),
-    ),
-    (
-        "run",
-        re.compile(
-            r"^(?:npm|pnpm|yarn|bun)\s+(?:start|dev|run\s+[\w:-]+)\b|^mix\s+(?:phx\.server|run)\b|"
-            r"^iex\s+-S\s+mix\b|^cargo\s+run\b|^go\s+run\b|^python3?\s+(?:-m\s+[\w.]+|[\w./-]+\.py)\b|"
-            r"^node\s+[\w./-]+|^(?:uvicorn|gunicorn|hypercorn)\b|^flask\s+run\b|"
-            r"manage\.py\s+runserver\b|^(?:bin/)?rails\s+(?:s|server)\b|"
-            r"^docker(?:\s+compose|-compose)\s+up\b|^docker\s+run\b|^deno\s+run\b|"
-            r"^\./[\w./-]+|^(?:bin|scripts)/[\w./-]+"
-        ),
-    ),
-)
-_VIEWERS = {
-    "head",
-    "tail",
-    "grep",
-    "rg",
-    "less",
-    "more",
-    "tee",
-    "wc",
-    "sort",
-    "uniq",
-    "cat",
-    "jq",
-    "sed",
-    "awk",
-    "cut",
-    "tr",
-    "column",
-    "true",
-}
-_TEMPLATES = {
-    "test": "Run the tests with `{}`",
-    "check": "Check the code with `{}`",
-    "migrate": "Run migrations with `{}`",
-    "build": "Build with `{}`",
-    "install": "Install dependencies with `{}`",
-    "run": "Run with `{}`",
-}
-_COMMAND_SCORE = {
-    "test": 4.0,
-    "migrate": 4.0,
-    "build": 3.5,
-    "run": 3.5,
-    "check": 3.0,
-    "install": 3.0,
-}
-
-
-def clean_command(command: str) -> str:
-    """The command without `cd dir &&` prefixes, output plumbing and trailing pagers."""
-    line = command.strip().splitlines()[0] if command.strip() else ""
-    line = re.sub(r"<<-?\s*['\"]?\w+['\"]?.*$", "", line)
-    line = re.sub(r"^(?:\$\s+)?(?:cd\s+\S+\s*(?:&&|;)\s*)+", "", line.strip())
-    segments = [s.strip() for s in re.split(r"\s+\|\s+|\s*\|\|\s*", line)]
-    kept = [segments[0]]
-    for seg in segments[1:]:
-        if seg.split(" ")[0] in _VIEWERS:
-            break
-        kept.append(seg)
-    line = " | ".join(kept)
-    line = re.sub(r"\s*(?:2>&1|>\s*/dev/null|2>\s*/dev/null|&)\s*$", "", line)
-    line = re.sub(r"\s*(?:2>&1|>\s*/dev/null)\s*", " ", line)
-    return re.sub(r"\s+", " ", line).strip()
-
-
-def command_kind(command: str) -> str | None:
-    """test, check, migrate, build, install or run; None for commands not worth keeping."""
-    for part in re.split(r"\s*(?:&&|;)\s*", clean_command(command)):
-        part = re.sub(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+", "", part)
-        for kind, pattern in _COMMAND_KINDS:
-            if pattern.search(part):
-                return kind
-    return None
-
-
-def _command_candidate(
-    command: str, kind: str, order: int, runs: int, from_text: bool = False
-) -> Candidate:
-    shown = clean_command(command)
-    if len(shown) > 150:
-        shown = trim_fact(shown, 150)
-    score = _COMMAND_SCORE[kind] + 0.3 * min(runs - 1, 3) - (0.5 if from_text else 0.0)
-    return Candidate(_TEMPLATES[kind].format(shown), "command", score, order)
-
-
-def _fields(raw: str) -> dict[str, Any]:
-    text = raw.strip()
-    if text.startswith("{"):
-        try:
-            data = json.loads(text)
-        except ValueError:
-            data = None
-        if isinstance(data, dict):
-            return data
-        found: dict[str, Any] = {}
-        for key in ("command", "cmd", "file_path", "path", "notebook_path", "content"):
-            match = re.search(rf'"{key}"\s*:\s*"((?:[^"\\]|\\.)*)', text)
-            if match:
-                try:
-                    found[key] = json.loads(f'"{match.group(1)}"')
-                except ValueError:
-                    found[key] = match.group(1)
-        return found
-    return {}
-
-
-def tool_command(tool: ToolCall) -> str | None:
-    """The shell command a tool call ran, when it is a shell tool."""
-    if tool.name.lower() not in _SHELL_TOOLS and "bash" not in tool.name.lower():
-        return None
-    data = _fields(tool.input)
-    value = data.get("command", data.get("cmd")) if data else tool.input
-    if isinstance(value, list):
-        value = (
-            value[-1]
-            if len(value) == 3 and value[1] in ("-lc", "-c")
-            else " ".join(str(v) for v in value)
-        )
-    return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def tool_paths(tool: ToolCall) -> list[str]:
-    """Files a write or edit tool call changed (empty for other tools)."""
-    name = tool.name.lower()
-    if name not in _WRITE_TOOLS and name not in _EDIT_TOOLS:
-        return []
-    patched = re.findall(r"\*\*\* (?:Add|Update|Delete) File: (\S+)", tool.input)
-    if patched:
-        return list(dict.fromkeys(patched))
-    data = _fields(tool.input)
-    for key in ("file_path", "path", "notebook_path", "filename"):
-        if isinstance(data.get(key), str):
-            return [data[key]]
-    first = tool.input.strip().splitlines()[0] if tool.input.strip() else ""
-    return [first] if re.fullmatch(r"[\w~./\\:-]+\.\w{1,8}", first) else []
-
-
-_DOC_LINE = re.compile(
-    r'@moduledoc\s+"""\s*\n\s*(.+)|^\s*(?:"""|\'\'\')\s*(.+)|^\s*(?://+|#+|/\*+|\*)\s*(.+)', re.M
-)
-
-
-def _purpose(tool: ToolCall) -> str:
-    content = _fields(tool.input).get("content")
-    if not isinstance(content, str):
-        return ""
-    for match in _DOC_LINE.finditer(content[:1500]):
-        line = next(g for g in match.groups() if g).strip().rstrip('"*/ ').strip()
-        if len(tokenize(line)) >= 3 and not line.startswith(("!", "-*-", "@")):
-            return trim_fact(line, 110)
-    return ""
-
-
-class PathNamer:
-    """Project-relative display names for absolute paths seen in one exchange."""
-
-    ROOTS = frozenset(
-        [
-            "src",
-            "lib",
-            "app",
-            "apps",
-            "tests",
-            "test",
-            "spec",
-            "config",
-            "docs",
-            "doc",
-            "scripts",
-            "bin",
-            "cmd",
-            "pkg",
-            "internal",
-            "assets",
-            "priv",
-            "public",
-            "components",
-            "pages",
-            "types",
-            "hooks",
-            "packages",
-            "crates",
-            "migrations",
-            "db",
-            "web",
-            "server",
-            "client",
-            "api",
-            "include",
-            "examples",
-            "bench",
-            "tools",
-            ".github",
-        ]
-    )
-
-    def __init__(self, paths: list[str], cwd: str = "") -> None:
-        prefixes: Counter[str] = Counter()
-        for path in paths:
-            segs = path.replace("\\", "/").split("/")
-            for i, seg in enumerate(segs[1:-1], start=1):
-                if seg in self.ROOTS:
-                    prefixes["/".join(segs[:i]) + "/"] += 1
-                    break
-        self.prefixes = [p for p in (cwd.rstrip("/") + "/" if cwd else "",) if p != "/"]
-        self.prefixes += [p for p, _ in sorted(prefixes.items(), key=lambda x: (-x[1], x[0]))]
-
-    def name(self, path: str) -> str:
-        path = path.replace("\\", "/")
-        for prefix in self.prefixes:
-            if prefix and path.startswith(prefix) and len(path) > len(prefix):
-                return path[len(prefix) :]
-        return path.rsplit("/", 1)[-1] if path.startswith(("/", "~")) else path
-
-    def project_words(self) -> set[str]:
-        """Words of the project's own folder names (bad topic titles: they name everything)."""
-        words = {"home", "users", "tmp", "projects", "repos", "src"}
-        for prefix in self.prefixes:
-            for seg in prefix.lower().split("/")[-3:]:
-                words.add(seg)
-                words.update(w for w in re.split(r"[_.-]+", seg) if w)
-        return words
-
-    def shorten(self, text: str) -> str:
-        for prefix in self.prefixes:
-            if len(prefix) > 1:
-                text = text.replace(prefix, "")
-        return text
-
-
-def _error_line(output: str) -> str:
-    for line in output.splitlines():
-        line = line.strip()
-        if re.search(
-            r"error|exception|failed|fatal|traceback|cannot|undefined|not found", line, re.I
-        ) and not line.lower().startswith("exit code"):
-            return trim_fact(strip_markdown(line), 110)
-    return ""
-
-
-def _tool_candidates(exchange: Exchange, namer: PathNamer, start: int) -> list[Candidate]:
-    out: list[Candidate] = []
-    runs: Counter[str] = Counter()
-    last: dict[str, tuple[int, ToolCall]] = {}
-    written: dict[str, tuple[str, str, int]] = {}  # name -> (verb, purpose, order)
-    for order, tool in enumerate(exchange.tools, start=start):
-        if tool.is_error and _REJECTED.search(tool.output):
-            continue
-        command = tool_command(tool)
-        if command is not None:
-            if command_kind(command):
-                key = clean_command(command)
-                runs[key] += 1
-                last[key] = (order, tool)
-            continue
-        if tool.is_error:
-            continue
-        for path in tool_paths(tool):
-            name = namer.name(path)
-            created = tool.name.lower() in _WRITE_TOOLS and "updated" not in tool.output.lower()
-            verb = "Created" if created and name not in written else "Edited"
-            purpose = _purpose(tool) or (written[name][1] if name in written else "")
-            if name in written and written[name][0] == "Created":
-                verb = "Created"
-            written[name] = (verb, purpose, written.get(name, ("", "", order))[2])
-    for key, (order, tool) in last.items():
-        kind = command_kind(key)
-        assert kind is not None
-        if tool.is_error:
-            line = _error_line(tool.output)
-            if line:
-                out.append(
-                    Candidate(
-                        trim_fact(f"`{trim_fact(key, 80)}` failed: {line}"), "error", 4.0, order
-                    )
-                )
-        else:
-            out.append(_command_candidate(key, kind, order, runs[key]))
-    plain: list[tuple[str, str]] = []
-    for name, (verb, purpose, order) in written.items():
-        if purpose:
-            out.append(Candidate(trim_fact(f"{verb} {name}: {purpose}"), "file", 3.5, order))
-        else:
-            plain.append((verb, name))
-    for verb in ("Created", "Edited"):
-        names = [n for v, n in plain if v == verb]
-        if names:
-            listed = ", ".join(names[:6]) + (f" (+{len(names) - 6} more)" if len(names) > 6 else "")
-            out.append(Candidate(trim_fact(f"{verb} {listed}"), "file", 2.5, start + 10_000))
-    return out
-
-
-_PLAN_TOOLS = {"todowrite", "update_plan"}
-_PLAN_ITEM = re.compile(
-    r'"(?:content|step)"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"status"\s*:\s*"(\w+)"'
-)
-
-
-def _plan_items(tool: ToolCall) -> list[tuple[str, str]]:
-    data = _fields(tool.input)
-    items = data.get("todos", data.get("plan"))
-    if isinstance(items, list):
-        return [
-            (str(i.get("content", i.get("step", ""))), str(i.get("status", "")))
-            for i in items
-            if isinstance(i, dict)
-        ]
-    return [(m.group(1), m.group(2)) for m in _PLAN_ITEM.finditer(tool.input)]
-
-
-def _plan_candidates(exchange: Exchange, start: int) -> list[Candidate]:
-    """Open items of the agent's last todo list become TODO facts; finished ones retire them."""
-    plans = [t for t in exchange.tools if t.name.lower() in _PLAN_TOOLS and not t.is_error]
-    if not plans:
-        return []
-    out: list[Candidate] = []
-    items = _plan_items(plans[-1])
-    ranked = sorted(items, key=lambda i: i[1] != "in_progress")
-    for order, (text, status) in enumerate(ranked, start=start):
-        text = strip_markdown(text)
-        if len(tokenize(text)) < 2:
-            continue
-        if status == "completed":
-            out.append(Candidate(trim_fact(text), "done", 0.0, order, revert=True))
-        elif sum(c.kind == "todo" for c in out) < 3:
-            out.append(Candidate(trim_fact("TODO: " + text), "todo", 3.0, order))
-    return out
-
-
-# -- the whole exchange -------------------------------------------------------------------------
-
-
-def collect_candidates(exchange: Exchange, namer: PathNamer) -> list[Candidate]:
-    """Every candidate fact of the exchange, redacted, best first (ties in reading order)."""
-    raw = (
-        _sentence_candidates(exchange, 0)
-        + _tool_candidates(exchange, namer, 100_000)
-        + _plan_candidates(exchange, 200_000)
-    )
-    out: list[Candidate] = []
-    seen: set[str] = set()
-    for cand in raw:
-        text = trim_fact(redact_text(namer.shorten(cand.text)))
-        key = text.casefold()
-        if not text or key in seen or mostly_placeholders(text) or "cms-memory" in key:
-            continue
-        seen.add(key)
-        out.append(Candidate(text, cand.kind, cand.score, cand.order, cand.revert, cand.update))
-    out.sort(key=lambda c: (-c.score, c.order))
-    return out
-
-
-def exchange_paths(exchange: Exchange) -> list[str]:
-    """Every file path the exchange's write/edit tools touched, then the reader's file list."""
-    paths = [p for tool in exchange.tools if not tool.is_error for p in tool_paths(tool)]
-    return list(dict.fromkeys([*paths, *exchange.files]))
-
-
-def edited_paths(exchange: Exchange) -> list[str]:
-    return list(dict.fromkeys(p for t in exchange.tools if not t.is_error for p in tool_paths(t)))
+    return out, commands
 
 
 def topic_units(exchange: Exchange) -> tuple[str, str]:

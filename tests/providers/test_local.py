@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from cms.map.model import CorrelationMap, new_map
 from cms.map.ops import apply_answer
 from cms.providers.local import _Extractor, extract_ops
-from cms.providers.local_rules import clean_command, command_kind, trim_fact
+from cms.providers.local_rules import mostly_placeholders, trim_fact
+from cms.providers.local_tools import clean_command, command_kind
 from cms.transcripts.exchange import Exchange, ToolCall
 
 REPO = Path(__file__).resolve().parents[2]
@@ -593,3 +594,44 @@ def test_answers_always_pass_the_engine_whole_and_are_deterministic(
         assert report.rejected == [], report.reasons()
     dumped = json.dumps(cmap.to_dict())
     assert "cms-memory" not in dumped
+
+
+# -- real transcripts ---------------------------------------------------------------------------
+
+DATA = REPO.parent / "shared" / "data"
+
+
+def _transcripts() -> list[Path]:
+    return sorted(DATA.rglob("*.jsonl")) if DATA.is_dir() else []
+
+
+@pytest.mark.slow
+def test_replaying_every_real_transcript_builds_valid_sensible_maps() -> None:
+    from cms.map.model import map_from_dict
+    from cms.map.schema import map_schema_error
+    from cms.transcripts.reader import read_exchanges
+
+    paths = _transcripts()
+    if not paths:
+        pytest.skip(f"no transcripts under {DATA}")
+    stored: dict[str, str] = {}
+    for path in paths:
+        cmap = new_map("chat", "proj")
+        for exchange in read_exchanges(path):
+            answer = extract_ops(cmap, exchange)
+            assert len(answer["ops"]) <= 10, path
+            report = apply_answer(cmap, answer, turn=exchange.turn)
+            assert report.rejected == [], (path, report.reasons())
+        data = cmap.to_dict()
+        assert map_schema_error(data) is None, path
+        map_from_dict(data)
+        assert all(len(p.satellites) > 0 for p in cmap.planets()), path
+        stored[str(path.relative_to(DATA))] = "\n".join(facts(cmap))
+    non_empty = [name for name, text in stored.items() if text]
+    assert len(non_empty) >= 10, non_empty
+    everything = "\n".join(stored.values())
+    # facts that a reader of these sessions would want remembered
+    assert "threshold: 0.9" in everything  # the Codex rollout's change
+    assert "hex_trace_id" in everything  # the spotter session's Dialyzer fix
+    assert "Run with `mix phx.server`" in everything
+    assert not any(mostly_placeholders(line) for line in everything.splitlines())
