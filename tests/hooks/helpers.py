@@ -256,3 +256,35 @@ def all_text_under(folder: Path) -> str:
         if path.is_file():
             parts.append(path.read_bytes().decode("utf-8", "replace"))
     return "\n".join(parts)
+
+
+def turn_boundaries(lines: Sequence[bytes]) -> list[int]:
+    """Line counts at which a turn of a real transcript ends (where Stop fires): just before each
+    genuine prompt after the first, and at the end of the file."""
+    from cms.transcripts import claude_code, codex, jsonl
+
+    records = [jsonl.parse_line(line) for line in lines]
+    is_codex = any(
+        r is not None and r.get("type") in ("session_meta", "response_item", "event_msg")
+        for r in records
+    )
+    mode = codex.RESPONSE
+    if is_codex and any(
+        r is not None
+        and r.get("type") == "event_msg"
+        and isinstance(r.get("payload"), dict)
+        and r["payload"].get("type") == "user_message"
+        for r in records
+    ):
+        mode = codex.EVENT
+
+    def is_prompt(record: dict[str, Any] | None) -> bool:
+        if record is None:
+            return False
+        if is_codex:
+            return codex.prompt_text(record, mode) is not None
+        return claude_code.prompt_text(record) is not None
+
+    starts = [i for i, record in enumerate(records) if is_prompt(record)]
+    ends = [i for i in starts[1:]]
+    return [*ends, len(lines)] if lines else []

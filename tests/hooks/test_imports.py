@@ -1,0 +1,104 @@
+"""The hook fast paths import nothing heavy: no anthropic, jsonschema, typer or portalocker
+(each costs tens of milliseconds to over a second), checked in a real hook process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cms import paths
+from cms.hooks import queue
+from cms.observations.access import open_project_memory
+from cms.observations.store import NewObservation
+from tests.hooks.helpers import build_map, hook_env, numbered_turn, write_transcript
+
+HEAVY = ("anthropic", "jsonschema", "typer", "portalocker")
+SESSION = "chat-imports"
+
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    out = sys.argv.pop()
+    from cms.entry import main
+    try:
+        main()
+    except SystemExit:
+        pass
+    with open(out, "w", encoding="utf-8") as handle:
+        json.dump(sorted(sys.modules), handle)
+    """
+)
+
+
+def modules_after_hook(event: str, payload: dict[str, object], out: Path) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "hook", event, str(out)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=hook_env(),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    loaded = set(json.loads(out.read_text(encoding="utf-8")))
+    assert "cms.hooks.handlers" in loaded  # the probe really ran the hook
+    return loaded
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    memory = open_project_memory(folder, create=True)
+    assert memory is not None
+    with memory:
+        memory.store.add(
+            NewObservation("decision", "Use Postgres for billing", "joins", importance=4)
+        )
+    build_map(SESSION, suns=3, planets_per_sun=5, facts_per_planet=4)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("event", "extra", "reset"),
+    [
+        ("SessionStart", {"source": "startup"}, None),
+        ("SessionStart", {"source": "compact"}, "index-cache.json"),
+        ("UserPromptSubmit", {"prompt": "postgres billing?"}, "injected.json"),
+        ("UserPromptSubmit", {"prompt": "postgres billing?"}, None),
+        ("UserPromptSubmit", {"prompt": "anything"}, "index-cache.json"),
+    ],
+)
+def test_injecting_hooks_import_nothing_heavy(
+    project: Path, tmp_path: Path, event: str, extra: dict[str, object], reset: str | None
+) -> None:
+    if reset:
+        (paths.chat_dir(SESSION) / reset).unlink(missing_ok=True)
+    payload = {"session_id": SESSION, "cwd": str(project), "transcript_path": "/x.jsonl", **extra}
+    loaded = modules_after_hook(event, payload, tmp_path / "modules.json")
+    assert [m for m in HEAVY if m in loaded] == []
+
+
+@pytest.mark.parametrize("event", ["Stop", "SessionEnd", "PreCompact"])
+def test_queueing_hooks_import_nothing_heavy(project: Path, tmp_path: Path, event: str) -> None:
+    transcript = write_transcript(tmp_path / "t.jsonl", [numbered_turn(SESSION, 1)])
+    held = queue.try_worker_lock(SESSION)  # the worker (which may import more) stays out
+    assert held is not None
+    try:
+        payload = {
+            "session_id": SESSION,
+            "cwd": str(project),
+            "transcript_path": str(transcript),
+            "last_assistant_message": "done",
+            "reason": "other",
+        }
+        loaded = modules_after_hook(event, payload, tmp_path / "modules.json")
+    finally:
+        held.release()
+    assert [m for m in HEAVY if m in loaded] == []
+    assert len(queue.list_jobs(SESSION)) == 1
