@@ -238,7 +238,8 @@ _PREFERENCE = re.compile(
 )
 _TODO = re.compile(
     r"(?:^todo\b|\btodo:|\bto-do\b|\bstill (?:need|needs|have|has) to|remains? to be|not yet|left to do|"
-    r"\bfollow[- ]up|\bnext steps?|\bopen question|\btbd|\bpending|\bblocked (?:by|on))\b",
+    r"\bfollow[- ]up|\bnext steps?|\bopen question|\btbd|\bpending|\bblocked (?:by|on)|"
+    r"\b(?:may|might|will) (?:still )?need|\b(?:fix|revisit|handle|do|tune|clean)(?: \w+)? later)\b",
     re.I,
 )
 _TODO_CONTEXT = re.compile(
@@ -272,7 +273,8 @@ _STATUS = re.compile(
 _LEARNING = re.compile(
     r"\b(?:returns?|expects?|requires?|accepts?|takes|supports?|defaults? to|lives in|points to|"
     r"maps to|means|is (?:a|an|the|not|only|always|never|set|stored|called|defined|located|"
-    r"configured|read|written)|are (?:a|an|the|not|only|stored|defined)|has (?:a|an|the|no))\b",
+    r"configured|read|written|ignored)|are (?:a|an|the|not|only|stored|defined)|has (?:a|an|the|"
+    r"no)|overrides?|takes precedence|wins over|must be|needs? to be)\b",
     re.I,
 )
 _DEFINITION = re.compile(
@@ -300,6 +302,12 @@ _NARRATION = re.compile(
     r"i'?d be happy|i apologi[sz]e)",
     re.I,
 )
+_FILLER = re.compile(
+    r"^(?:never ?mind|no worries|no problem|not really|sounds good|looks good|"
+    r"makes sense|good job|well done|nice work)\b",
+    re.I,
+)
+_PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
 _OFFER = re.compile(
     r"^(?:want me to|would you like|do you want|shall i|should i (?:also )?(?:go ahead|proceed|"
@@ -321,6 +329,7 @@ _CODEISH = re.compile(
 )
 
 _BASE = {
+    "proposal": 3.5,
     "fix": 6.0,
     "decision": 6.0,
     "preference": 5.0,
@@ -346,8 +355,12 @@ def _classify(unit: _Unit) -> str | None:
         return "decision"
     if source == "user" and _PLAN.search(low):
         return "decision"
+    if _PROPOSAL.match(low):
+        return "proposal"
     if narration:
         return None
+    if source == "user" and _TASK.match(low) and not _PREFERENCE.search(low):
+        return "task"
     if _TODO.search(low) or _TODO_CONTEXT.search(unit.context):
         return "todo"
     if _PREFERENCE.search(low) and (source == "user" or not low.startswith(("i ", "you "))):
@@ -427,7 +440,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
                 commands.append((order, unit.text))
             continue
         text = _unlead(unit.text)
-        if len(tokenize(text)) < 3:
+        size = len(tokenize(text))
+        if size < 2 or _FILLER.match(text):
             continue
         kind: str | None
         if text.endswith("?"):
@@ -449,6 +463,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             kind = "revert"  # never stored itself: only used to delete what it contradicts
         if kind is None or (kind == "task" and task_taken):
             continue
+        if size < 3 and not (unit.source == "user" and kind in ("decision", "preference")):
+            continue  # two words are enough only for a user's own rule ("Always use pnpm")
         task_taken = task_taken or kind == "task"
         fact = trim_fact(_prefixed(kind, text, unit.source))
         score = 0.0 if kind == "revert" else _score(kind, unit, text)

@@ -41,7 +41,8 @@ _WEAK = frozenset(
     small large big full main whole specific general correct right wrong better best own real
     certain various several possible available entire exact overall additional extra initial
     final previous able sometimes often usually maybe perhaps probably anyway somehow again
-    later soon yet else even back
+    later soon yet else even back feel feels felt look get gets take takes took sound sounds
+    seem
 """,
     )
 )
@@ -166,7 +167,6 @@ class Titles:
 
     def topic(self, subtopic: str) -> str:
         """A single broader term: a proper noun when there is one; not the subtopic itself."""
-        inside = {t for t in tokenize(subtopic)}
         best: tuple[float, int, str] | None = None
         for phrase in self.phrases:
             if (
@@ -175,9 +175,13 @@ class Titles:
                 or (normalise_text(phrase.text) == normalise_text(subtopic))
             ):
                 continue
-            if not phrase.proper and set(tokenize(phrase.text)) & inside:
-                continue
-            score = phrase.score + (0.8 if phrase.proper else 0.0)
+            # Postgres, API, xterm.js name things; load_config names code
+            named = (
+                phrase.proper
+                and "_" not in phrase.text
+                and (phrase.text[:1].isupper() or "." in phrase.text)
+            )
+            score = phrase.score + (0.8 if named else 0.0)
             if best is None or (score, -phrase.order) > (best[0], -best[1]):
                 best = (score, phrase.order, phrase.text)
         return capitalise(best[2]) if best else ""

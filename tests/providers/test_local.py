@@ -635,3 +635,39 @@ def test_replaying_every_real_transcript_builds_valid_sensible_maps() -> None:
     assert "hex_trace_id" in everything  # the spotter session's Dialyzer fix
     assert "Run with `mix phx.server`" in everything
     assert not any(mostly_placeholders(line) for line in everything.splitlines())
+
+
+def test_tool_inputs_in_the_readers_summary_form_are_understood() -> None:
+    cwd = "/home/me/proj"
+    cmap, _ = run_turns(
+        ex(
+            "Wire the exporter into the CLI.",
+            "Wired it.",
+            ToolCall("Read", f"{cwd}/src/cli/main.py", "1 import sys"),
+            ToolCall("Edit", f"{cwd}/src/cli/main.py", "The file has been updated."),
+            ToolCall(
+                "apply_patch",
+                f"Update {cwd}/src/cli/export.py, Add {cwd}/src/cli/format.py",
+                "Success",
+            ),
+            ToolCall("exec_command", "cd /home/me/proj && npm test", "ok"),
+            ToolCall(
+                "TodoWrite",
+                "Wire the exporter [completed]; Document the export flag [pending]",
+                "ok",
+            ),
+            extra={"cwd": cwd},
+        )
+    )
+    stored = facts(cmap)
+    assert "Edited src/cli/main.py, src/cli/export.py, src/cli/format.py" in stored
+    assert "Run the tests with `npm test`" in stored
+    assert "TODO: Document the export flag" in stored
+    assert cmap.suns[0].title == "cli"
+
+
+def test_a_short_user_rule_is_kept_but_short_filler_is_not() -> None:
+    cmap, _ = run_turns(
+        ex("Always use pnpm.", "OK."), ex("Never mind.", "OK."), ex("Looks good to me", "Great.")
+    )
+    assert facts(cmap) == ["Always use pnpm."]
