@@ -70,7 +70,8 @@ def session_start(event: HookEvent, config: Config) -> str | None:
 
 
 def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
-    """Inject the index when it changed since this chat last got it, plus new relevant notes."""
+    """Inject the index when its subtopics changed since this chat last got it (the new and
+    archived ones only), plus relevant observations the chat has not been shown yet."""
     from cms.hooks.projectnotes import relevant_notes
 
     if event.transcript_path is None and event.prompt:
@@ -79,12 +80,14 @@ def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
     state = inject.load_state(event.session_id)
     view = _index_view(event.session_id, limit)
     sections = []
-    index_changed = view is not None and bool(view.text) and view.text != state.index
-    if view is not None and index_changed:
-        if state.index:
-            sections.append(inject.delta_section(state.entries, view))
-        else:
+    index_changed = False
+    if view is not None and view.text:
+        if not state.index:  # this chat has never been shown the index
+            index_changed = True
             sections.append(inject.index_section(view))
+        elif inject.structure_changed(state.entries, view):
+            index_changed = True
+            sections.append(inject.delta_section(state.entries, view))
     notes = relevant_notes(
         event.cwd,
         event.prompt,

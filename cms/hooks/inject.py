@@ -109,15 +109,15 @@ def _entry_line(mark: str, entry: list[Any]) -> str:
     return f"{mark} {sun} / {planet} (mass {mass}, {facts} fact{'s' if facts != 1 else ''})"
 
 
+def structure_changed(old: Entries, view: IndexView) -> bool:
+    """Whether subtopics appeared or left since `old` was shown (counts and masses alone do not
+    count: re-sending the index for them would cost more than it tells)."""
+    return set(old) != set(view.entries)
+
+
 def delta_lines(old: Entries, view: IndexView) -> list[str]:
-    """What changed in the index since `old` was shown: new (+), changed (~), archived (-)."""
-    lines = []
-    for planet_id, entry in view.entries.items():
-        before = old.get(planet_id)
-        if before is None:
-            lines.append(_entry_line("+", entry))
-        elif list(before) != list(entry):
-            lines.append(_entry_line("~", entry))
+    """The subtopics that appeared (+) or were archived (-) since `old` was shown."""
+    lines = [_entry_line("+", entry) for pid, entry in view.entries.items() if pid not in old]
     for planet_id, entry in old.items():
         if planet_id not in view.entries and isinstance(entry, list) and len(entry) == 4:
             lines.append(f"- {entry[0]} / {entry[1]} (archived; still searchable)")
@@ -125,12 +125,11 @@ def delta_lines(old: Entries, view: IndexView) -> list[str]:
 
 
 def delta_section(old: Entries, view: IndexView) -> list[str]:
-    """The index update for a prompt: the changed lines, or the full index when that is shorter."""
+    """The index update for a prompt: the new and archived subtopics with the current totals, or
+    the full index when that is shorter."""
     lines = delta_lines(old, view)
     full = index_section(view)
-    heading = (
-        f"[Chat map index: changes since last shown; now {view.summary}; + new, ~ grew, - archived]"
-    )
+    heading = f"[Chat map index update: now {view.summary}; + new subtopic, - archived]"
     delta = [heading, *lines] if lines else []
     if not delta or len("\n".join(delta)) >= len("\n".join(full)):
         return full

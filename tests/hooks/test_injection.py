@@ -39,9 +39,9 @@ def reply_context(event: str, payload: dict[str, object]) -> str:
     return context_of(json.loads(reply), event)
 
 
-def add_fact(session: str, planet: str, text: str) -> None:
+def apply_ops(session: str, ops: list[dict[str, object]]) -> None:
     def change(cmap):  # type: ignore[no-untyped-def]
-        report = apply_answer(cmap, {"ops": [{"op": "add_sat", "planet": planet, "text": text}]})
+        report = apply_answer(cmap, {"ops": ops})
         assert report.accepted, report.reasons()
         return report, report.changed
 
@@ -103,15 +103,65 @@ def test_prompt_hook_is_silent_until_the_map_changes_then_sends_only_the_change(
     assert "[Chat map index]" in first
     assert assert_clean_reply(run_hook_process("UserPromptSubmit", payload)) is None
 
-    add_fact(SESSION, cmap.suns[0].planets[1].id, "the deploy runs at noon")
+    sun = cmap.suns[0].id
+    apply_ops(
+        SESSION,
+        [
+            {
+                "op": "add_planet",
+                "sun": sun,
+                "title": "Deploy window",
+                "sats": ["the deploy runs at noon"],
+            }
+        ],
+    )
     third = context_of(
         assert_clean_reply(run_hook_process("UserPromptSubmit", payload)), "UserPromptSubmit"
     )
     assert_framed(third, SESSION)
-    assert "changes since last shown" in third
-    assert "~ Topic 0" in third and "Subtopic 0.1" in third and "(mass 2, 4 facts)" in third
+    assert "[Chat map index update: now 2 topics, 11 subtopics, 31 facts" in third
+    assert "+ Topic 0" in third and "/ Deploy window (mass 1, 1 fact)" in third
+    assert "Subtopic 0.1" not in third  # unchanged subtopics are not repeated
     assert len(third) < len(first)
     assert assert_clean_reply(run_hook_process("UserPromptSubmit", payload)) is None
+
+
+def test_more_facts_or_mass_alone_do_not_resend_the_index(tmp_path: Path) -> None:
+    cmap = build_map(SESSION, suns=1, planets_per_sun=3, facts_per_planet=1)
+    payload = {"session_id": SESSION, "cwd": str(tmp_path), "prompt": "hi", "transcript_path": "/x"}
+    assert call("UserPromptSubmit", payload) is not None
+    planet = cmap.suns[0].planets[0].id
+    apply_ops(
+        SESSION,
+        [
+            {"op": "add_sat", "planet": planet, "text": "one more fact"},
+            {"op": "inc_mass", "planet": planet},
+        ],
+    )
+    assert call("UserPromptSubmit", payload) is None
+    text = reply_context("SessionStart", {**payload, "source": "resume"})
+    assert "(mass 2, 2 facts)" in text  # the next full index carries the new counts
+
+
+def test_an_archived_subtopic_is_announced(tmp_path: Path) -> None:
+    paths.config_path().write_text("[map]\nmax_planets = 3\n", encoding="utf-8")
+    cmap = build_map(SESSION, suns=1, planets_per_sun=3, facts_per_planet=1)
+    payload = {"session_id": SESSION, "cwd": str(tmp_path), "prompt": "hi", "transcript_path": "/x"}
+    assert call("UserPromptSubmit", payload) is not None
+    from cms.map.ops import apply_answer as apply_with_cap
+
+    def change(c):  # type: ignore[no-untyped-def]
+        report = apply_with_cap(
+            c,
+            {"ops": [{"op": "add_planet", "sun": cmap.suns[0].id, "title": "Newcomer"}]},
+            max_planets=3,
+        )
+        return report, report.changed
+
+    edit_map(paths.map_path(SESSION), change, session_id=SESSION, project="p")
+    text = reply_context("UserPromptSubmit", payload)
+    assert "/ Newcomer (mass 1, 0 facts)" in text
+    assert "(archived; still searchable)" in text
 
 
 def test_session_start_resets_what_the_chat_has_seen(tmp_path: Path) -> None:
@@ -245,7 +295,7 @@ def test_session_start_briefs_the_top_observations(tmp_path: Path) -> None:
     assert text.index("Use Postgres 16") < text.index("Run the linter")
 
 
-def test_index_delta_lists_new_changed_and_archived_planets() -> None:
+def test_index_delta_lists_new_and_archived_subtopics_only() -> None:
     from cms.hooks.indexview import IndexView
 
     old = {"P1": ["A", "one", 1, 1], "P2": ["A", "two", 1, 1], "P3": ["B", "gone", 2, 5]}
@@ -254,11 +304,15 @@ def test_index_delta_lists_new_changed_and_archived_planets() -> None:
         {"P1": ["A", "one", 1, 1], "P2": ["A", "two", 2, 3], "P9": ["C", "new", 1, 0]},
         "3 topics",
     )
+    assert inject.structure_changed(old, view)
     assert inject.delta_lines(old, view) == [
-        "~ A / two (mass 2, 3 facts)",
         "+ C / new (mass 1, 0 facts)",
         "- B / gone (archived; still searchable)",
     ]
+    same = IndexView(
+        "text", {"P1": ["A", "one", 9, 9], "P2": ["A", "two", 1, 1], "P3": ["B", "gone", 2, 6]}, "x"
+    )
+    assert not inject.structure_changed(old, same)
 
 
 def test_compose_drops_observations_before_the_index_and_keeps_the_frame() -> None:
