@@ -17,7 +17,7 @@ MARK = "[REDACTED:"
 # (kind, literal hints, pattern): the whole match becomes the marker. The regex only runs on a
 # text holding one of its hints (a fast substring test). Specific providers before generic rules.
 _TOKEN_RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("anthropic_key", ("sk-ant-",), r"(?<![\w-])sk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("anthropic_key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_\-]{20,}"),
     (
         "openai_key",
         ("sk-",),
@@ -26,10 +26,10 @@ _TOKEN_RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "github_token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        r"(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+        r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
     ),
-    ("gitlab_token", ("glpat-",), r"(?<![\w-])glpat-[A-Za-z0-9_\-]{20,}"),
-    ("slack_token", ("xox",), r"(?<![\w-])xox[abposre]-[A-Za-z0-9\-]{10,}"),
+    ("gitlab_token", ("glpat-",), r"glpat-[A-Za-z0-9_\-]{20,}"),
+    ("slack_token", ("xox",), r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
     (
         "slack_webhook",
         ("hooks.slack.com",),
@@ -38,13 +38,13 @@ _TOKEN_RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "aws_access_key",
         ("AKIA", "ASIA", "ABIA", "ACCA"),
-        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+        r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}",
     ),
-    ("google_api_key", ("AIza",), r"(?<![\w-])AIza[0-9A-Za-z_\-]{35}"),
+    ("google_api_key", ("AIza",), r"AIza[0-9A-Za-z_\-]{35}"),
     (
         "stripe_key",
         ("_live_", "_test_", "whsec_"),
-        r"(?<![\w-])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{20,})",
+        r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{20,})",
     ),
     ("npm_token", ("npm_",), r"(?<![\w-])npm_[A-Za-z0-9]{36}"),
     ("huggingface_token", ("hf_",), r"(?<![\w-])hf_[A-Za-z0-9]{30,}"),
@@ -218,7 +218,7 @@ class _Rules:
         self.value_end = c(r"[&,;)}\]]")
         self.dotted_ident = c(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
         # high-entropy candidates: long runs of base64/base64url characters
-        self.candidate = c(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/=_\-])")
+        self.candidate = c(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_\-])")
         self.wordy = c(r"[A-Z]?[a-z]{3,}")
         self.hexish = c(r"^[0-9a-fA-F_\-]+$")
         self.path_segment = c(r"^[A-Za-z]?[a-z0-9_\-]*$")
@@ -253,22 +253,26 @@ def _wordiness(rules: _Rules, text: str) -> float:
 
 
 def looks_random(token: str) -> bool:
-    """True for a string that reads like a generated secret rather than a word, path, id or hash."""
+    """True for a string that reads like a generated secret rather than a word, path, id or hash.
+    A path is judged by its segments: one long random segment is enough."""
     rules = _get_rules()
     core = token.rstrip("=")
+    if "/" not in core:
+        return _random_core(rules, core)
+    segments = core.split("/")
+    if any(len(s) >= 20 and _random_core(rules, s) for s in segments):
+        return True
+    if core.startswith("/") or "" in segments:
+        return False
+    wordy = sum(1 for s in segments if rules.path_segment.match(s) or _wordiness(rules, s) > 0.6)
+    return wordy * 2 < len(segments) and _random_core(rules, core)
+
+
+def _random_core(rules: _Rules, core: str) -> bool:
     if len(core) < 20 or core.startswith(_ID_PREFIXES) or rules.prefixed_id.match(core):
         return False
     if rules.hexish.match(core):  # commit SHAs, UUIDs, content hashes
         return False
-    if "/" in core:
-        segments = core.split("/")
-        if core.startswith("/") or "" in segments:
-            return False
-        wordy = sum(
-            1 for s in segments if rules.path_segment.match(s) or _wordiness(rules, s) > 0.6
-        )
-        if wordy * 2 >= len(segments):
-            return False
     parts = rules.separators.split(core)
     if len(parts) >= 3 and all(
         len(p) <= 5 or rules.hexish.match(p) or _wordiness(rules, p) > 0.6 for p in parts
@@ -390,10 +394,22 @@ def _redact_assignments(rules: _Rules, text: str, low: str) -> str:
 
 
 def redact_text(text: str) -> str:
-    """The text with every secret it holds replaced by `[REDACTED:<kind>]`; idempotent."""
+    """The text with every secret it holds replaced by `[REDACTED:<kind>]`; idempotent.
+
+    A masked secret can uncover another (two keys written back to back), so the rules run again
+    until nothing changes; a text without secrets takes one pass."""
     if not text:
         return text
     rules = _get_rules()
+    for _ in range(8):
+        redacted = _redact_once(rules, text)
+        if redacted == text:
+            break
+        text = redacted
+    return text
+
+
+def _redact_once(rules: _Rules, text: str) -> str:
     low = text.lower()
     if "private>" in low:
         text = rules.private_close.sub("", rules.private.sub("", text))
