@@ -16,6 +16,7 @@ from typing import Any
 from cms.transcripts import cleanup, jsonl
 from cms.transcripts.exchange import Exchange, ToolCall
 from cms.transcripts.jsonl import Record
+from cms.transcripts.redact import redact_text
 
 AGENT = "claude_code"
 
@@ -343,7 +344,7 @@ class _Turn:
         user = "\n\n".join([self.prompt, *self.queued]).strip()
         if not user and not self.texts and not self.tools:
             return None
-        extra = dict(self.extra)
+        extra = {key: redact_text(value) for key, value in self.extra.items()}
         return Exchange(
             user=cleanup.clean_text(user, cleanup.USER_LIMIT, 0.75),
             assistant=cleanup.clean_text(
@@ -372,7 +373,7 @@ def read_latest_exchange(path: Path, last_assistant_message: str | None = None) 
         turn = _Turn("", 0, None)
     else:
         record, text = first
-        number = jsonl.count_lines(path, start, _is_prompt_line) + 1
+        number = jsonl.count_lines(path, start, _is_prompt_line, b'"user"') + 1
         turn = _Turn(text, number, _timestamp(record))
     for line in lines:
         parsed = jsonl.parse_line(line)

@@ -16,6 +16,7 @@ from typing import Any
 from cms.transcripts import cleanup, jsonl
 from cms.transcripts.exchange import Exchange, ToolCall
 from cms.transcripts.jsonl import Record
+from cms.transcripts.redact import redact_text
 
 AGENT = "codex"
 
@@ -263,7 +264,7 @@ class _Turn:
         texts = self.texts or self.events
         if not self.prompt and not texts and not self.tools:
             return None
-        extra = dict(self.extra)
+        extra = {key: redact_text(value) for key, value in self.extra.items()}
         return Exchange(
             user=cleanup.clean_text(self.prompt, cleanup.USER_LIMIT, 0.75),
             assistant=cleanup.clean_text(
@@ -308,8 +309,9 @@ def read_latest_exchange(path: Path, last_assistant_message: str | None = None) 
         turn = _Turn("", 0, None)
     else:
         mode = EVENT if first_event else RESPONSE
+        needle = b'"user_message"' if mode == EVENT else b'"user"'
         number = jsonl.count_lines(
-            path, start, lambda line: _prompt_of_line(line, mode) is not None
+            path, start, lambda line: _prompt_of_line(line, mode) is not None, needle
         )
         turn = _Turn(first[1], number + 1, _timestamp(first[0]))
     if start > 0:
