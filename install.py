@@ -2,7 +2,8 @@
 """Install, inspect and remove cms for Claude Code and Codex (standard library only).
 
 Owns the virtual environment beside this file and our hook entries in the agents' settings files
-(`~/.claude/settings.json`, `.claude/settings.json`, `~/.codex/hooks.json`). It never touches an
+(`~/.claude/settings.json`, `.claude/settings.json`, `~/.codex/hooks.json`), and with --mcp our
+MCP server entry (`~/.claude.json`, `.mcp.json`, Codex's `config.toml`). It never touches an
 entry that is not ours and never rewrites a settings file it cannot parse.
 """
 
@@ -523,6 +524,226 @@ def apply_change(change: Change) -> Path | None:
     return write_settings_atomically(change.settings.path, change.after, change.settings.text)
 
 
+# --------------------------------------------------------------------------- MCP server entries
+
+MCP_NAME = "cms"
+_TOML_HEADER = re.compile(r"^\s*\[\[?(?P<key>[^\[\]]+)\]\]?\s*(?:#.*)?$")
+
+
+def mcp_config_path(agent: str, project: bool, cwd: Path | None = None) -> Path:
+    """Where an agent looks for MCP servers: Claude Code's ~/.claude.json (user) or the
+    project's .mcp.json; Codex's config.toml under CODEX_HOME or the project's .codex/."""
+    base = Path.cwd() if cwd is None else cwd
+    if agent == "claude":
+        return base / ".mcp.json" if project else Path.home() / ".claude.json"
+    if agent == "codex":
+        return settings_path(agent, project, cwd).with_name("config.toml")
+    raise InstallError(f"unknown agent {agent!r} (expected one of {', '.join(AGENTS)})")
+
+
+def mcp_entry(cms: Path, cms_home: Path | None) -> dict[str, Any]:
+    """Our server entry: `cms mcp` over stdio, with CMS_HOME when it is not the default."""
+    entry: dict[str, Any] = {"type": "stdio", "command": str(cms), "args": ["mcp"]}
+    if cms_home is not None:
+        entry["env"] = {"CMS_HOME": str(cms_home)}
+    return entry
+
+
+def is_our_mcp_entry(entry: Any) -> bool:
+    """Our recognition rule: a server whose command is a `cms` executable and args are ["mcp"]."""
+    if not isinstance(entry, dict) or entry.get("args") != ["mcp"]:
+        return False
+    command = entry.get("command")
+    if not isinstance(command, str):
+        return False
+    return command.replace("\\", "/").rsplit("/", 1)[-1] in CMS_NAMES
+
+
+def _servers(data: dict[str, Any]) -> dict[str, Any] | None:
+    servers = data.get("mcpServers")
+    if servers is not None and not isinstance(servers, dict):
+        raise InstallError('"mcpServers" is not a JSON object')
+    return servers
+
+
+def merge_mcp_json(data: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `data` whose mcpServers.cms is our entry (in place if one of ours was there)."""
+    data = copy.deepcopy(data)
+    servers = _servers(data)
+    if servers is None:
+        servers = data["mcpServers"] = {}
+    current = servers.get(MCP_NAME)
+    if current is not None and not is_our_mcp_entry(current):
+        raise InstallError(f'an MCP server named "{MCP_NAME}" that is not ours is already there')
+    servers[MCP_NAME] = copy.deepcopy(entry)
+    return data
+
+
+def remove_mcp_json(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `data` without our mcpServers.cms; every other entry (and key) stays."""
+    data = copy.deepcopy(data)
+    servers = _servers(data)
+    if servers is not None and is_our_mcp_entry(servers.get(MCP_NAME)):
+        del servers[MCP_NAME]
+    return data
+
+
+def _toml_key_path(key: str) -> list[str]:
+    """The parts of a dotted TOML key (bare or quoted parts; no escapes inside quotes)."""
+    parts = re.findall(r"\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*(?:\.|$)", key)
+    return [part[1:-1] if part[:1] in "\"'" else part for part in parts]
+
+
+def _toml_headers(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """(line index, key path) of every table header outside multi-line strings."""
+    headers = []
+    in_string: str | None = None
+    for index, line in enumerate(lines):
+        if in_string is None:
+            match = _TOML_HEADER.match(line)
+            if match:
+                headers.append((index, _toml_key_path(match.group("key"))))
+        for quote in re.findall(r'"""|\'\'\'', line):
+            if in_string is None:
+                in_string = quote
+            elif quote == in_string:
+                in_string = None
+    return headers
+
+
+def _toml_block(lines: list[str]) -> tuple[int, int] | None:
+    """Lines [start, end) of our [mcp_servers.cms] table and its sub-tables, if present."""
+    ours = ["mcp_servers", MCP_NAME]
+    start = end = None
+    for index, key in _toml_headers(lines):
+        if start is None:
+            if key == ours:
+                start = index
+        elif key[:2] != ours:
+            end = index
+            break
+    if start is None:
+        return None
+    end = len(lines) if end is None else end
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1  # the blank lines before the next table are not ours
+    return start, end
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string (JSON's escapes are all valid TOML escapes)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def codex_mcp_table(entry: dict[str, Any]) -> list[str]:
+    """Our [mcp_servers.cms] table as TOML lines."""
+    lines = [
+        f"[mcp_servers.{MCP_NAME}]",
+        f"command = {_toml_string(entry['command'])}",
+        "args = [" + ", ".join(_toml_string(a) for a in entry["args"]) + "]",
+    ]
+    env = entry.get("env")
+    if env:
+        pairs = ", ".join(f"{_toml_string(k)} = {_toml_string(v)}" for k, v in env.items())
+        lines.append(f"env = {{ {pairs} }}")
+    return lines
+
+
+def _toml_load(text: str, path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InstallError(f"{path} is not valid TOML ({exc}); left it untouched") from None
+
+
+def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    servers = data.get("mcp_servers")
+    if isinstance(servers, dict):
+        servers.pop(MCP_NAME, None)
+        if not servers:
+            del data["mcp_servers"]
+    return data
+
+
+def edit_codex_mcp(path: Path, text: str | None, entry: dict[str, Any] | None) -> str:
+    """The new text of a Codex config.toml with our table set to `entry` (None: removed).
+
+    Only the lines of our table change; every other line stays byte for byte. The result is
+    parsed again and compared with the original, so a file we would damage is never written.
+    """
+    before = _toml_load(text or "", path)
+    servers = before.get("mcp_servers", {})
+    current = servers.get(MCP_NAME) if isinstance(servers, dict) else None
+    if current is not None and not is_our_mcp_entry(current):
+        raise InstallError(
+            f'{path} has an MCP server named "{MCP_NAME}" that is not ours; left it untouched'
+        )
+    lines = (text or "").splitlines(keepends=True)
+    block = _toml_block(lines)
+    if current is not None and block is None:
+        raise InstallError(
+            f"{path} defines mcp_servers.{MCP_NAME} inline; make it a [mcp_servers.{MCP_NAME}] "
+            "table or remove it, then run again"
+        )
+    new = [line + "\n" for line in codex_mcp_table(entry)] if entry is not None else []
+    if block is not None:
+        start, end = block
+        if not new:  # drop one blank line around the removed table
+            if end < len(lines) and not lines[end].strip():
+                end += 1
+            elif start > 0 and not lines[start - 1].strip():
+                start -= 1
+        lines[start:end] = new
+    elif new:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        if lines and lines[-1].strip():
+            lines.append("\n")
+        lines += new
+    after_text = "".join(lines)
+    after = _toml_load(after_text, path)
+    got = after.get("mcp_servers", {}).get(MCP_NAME)
+    if _without_ours(after) != _without_ours(before) or got != entry:
+        raise InstallError(f"{path}: cms could not edit its table safely; left it untouched")
+    return after_text
+
+
+def plan_mcp_change(agent: str, path: Path, entry: dict[str, Any] | None) -> Change:
+    """The planned new text of an agent's MCP config with our server set (None: removed)."""
+    if agent == "claude":
+        if entry is None:
+            return plan_change(path, remove_mcp_json)
+        return plan_change(path, lambda data: merge_mcp_json(data, entry))
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            text: str | None = handle.read()
+    except FileNotFoundError:
+        text = None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"cannot read {path}: {exc}") from None
+    if text is None and entry is None:
+        return Change(Settings(path, {}, ""), "")  # no file: nothing to remove
+    codex_entry = None if entry is None else {k: v for k, v in entry.items() if k != "type"}
+    return Change(Settings(path, {}, text), edit_codex_mcp(path, text, codex_entry))
+
+
+def registered_mcp(agent: str, path: Path) -> dict[str, Any] | None:
+    """Our server entry in an agent's MCP config, or None (unreadable files count as none)."""
+    try:
+        if agent == "claude":
+            servers = _servers(load_settings(path).data) or {}
+        else:
+            with open(path, encoding="utf-8") as handle:
+                servers = _toml_load(handle.read(), path).get("mcp_servers", {})
+    except (OSError, UnicodeDecodeError, InstallError):
+        return None
+    entry = servers.get(MCP_NAME) if isinstance(servers, dict) else None
+    return entry if is_our_mcp_entry(entry) else None
+
+
 # --------------------------------------------------------------------------- the environment
 
 
@@ -705,6 +926,22 @@ def _cms_of(handlers: dict[str, list[dict[str, Any]]]) -> Path | None:
     return None
 
 
+def register_mcp(agent: str, path: Path, entry: dict[str, Any], project: bool) -> None:
+    """Write our MCP server entry (re-read now: the file may have changed since planning)."""
+    change = plan_mcp_change(agent, path, entry)
+    backup = apply_change(change)
+    if change.changed:
+        note = f" (backup: {backup.name})" if backup else ""
+        print(f"cms: registered the MCP server in {display_path(path)}{note}")
+    else:
+        print(f"cms: {display_path(path)} already registers our MCP server; unchanged")
+    print(f"  mcp: {entry['command']} {' '.join(entry['args'])}")
+    if project and agent == "claude":
+        print("cms: Claude Code asks you to approve servers from .mcp.json before first use")
+    elif project:
+        print("cms: Codex reads .codex/config.toml only in projects you trust")
+
+
 # --------------------------------------------------------------------------- commands
 
 
@@ -751,6 +988,15 @@ def show_status(args: argparse.Namespace) -> int:
             provider, reason = provider_now(cms, env)
             print(f"  provider (auto): {provider}" + (f" ({reason})" if reason else ""))
             print(f"  last hook error: {last_hook_error(home) or 'none'}")
+    for agent in AGENTS:
+        for path in dict.fromkeys(mcp_config_path(agent, project) for project in (False, True)):
+            entry = registered_mcp(agent, path)
+            if entry is not None:
+                state = "ok" if _is_executable(Path(entry["command"])) else "MISSING: reinstall"
+                print(
+                    f"{AGENT_NAMES[agent]}: MCP server registered in {display_path(path)} "
+                    f"({entry['command']} mcp, {state})"
+                )
     return EXIT_OK
 
 
@@ -772,6 +1018,9 @@ def install(args: argparse.Namespace) -> int:
     groups = desired_groups(cms, events, _cms_home_for_commands())
     # Planned before the slow venv step so a settings file we would refuse fails at once.
     change = plan_change(path, lambda data: merge_entries(data, groups))
+    mcp_path = mcp_config_path(agent, args.project) if args.mcp else None
+    if mcp_path is not None:
+        mcp_change = plan_mcp_change(agent, mcp_path, mcp_entry(cms, _cms_home_for_commands()))
     if agent == "claude":
         skipped = [e for e in EVENTS if e not in events]
         if version is None:
@@ -786,6 +1035,11 @@ def install(args: argparse.Namespace) -> int:
     if args.dry_run:
         diff = settings_diff(path, change.settings.text, change.after)
         print(diff if diff else f"cms: {display_path(path)} is already up to date\n", end="")
+        if mcp_path is not None:
+            diff = settings_diff(mcp_path, mcp_change.settings.text, mcp_change.after)
+            print(
+                diff if diff else f"cms: {display_path(mcp_path)} is already up to date\n", end=""
+            )
         return EXIT_OK
     if not (args.cms or args.skip_venv):
         cms = create_venv(Path(os.path.abspath(os.path.expanduser(args.venv))), HERE, args.editable)
@@ -800,6 +1054,8 @@ def install(args: argparse.Namespace) -> int:
         print(f"cms: {display_path(path)} already holds our hooks; unchanged")
     for event, group in groups.items():
         print(f"  {event}: {group['hooks'][0]['command']}")
+    if mcp_path is not None:
+        register_mcp(agent, mcp_path, mcp_entry(cms, _cms_home_for_commands()), args.project)
     if agent == "codex":
         print("cms: Codex runs new hooks only after you review and trust them in Codex")
     ok, why = self_check(cms)
@@ -828,9 +1084,15 @@ def uninstall(args: argparse.Namespace) -> int:
     path = settings_path(args.agent, args.project)
     change = plan_change(path, remove_entries)
     home = _home_of(installed_hooks(change.settings.data)) or data_home()
+    mcp_path = mcp_config_path(args.agent, args.project) if args.mcp else None
+    if mcp_path is not None:
+        mcp_change = plan_mcp_change(args.agent, mcp_path, None)
     if args.dry_run:
         diff = settings_diff(path, change.settings.text, change.after)
         print(diff if diff else f"cms: no cms hooks in {display_path(path)}\n", end="")
+        if mcp_path is not None:
+            diff = settings_diff(mcp_path, mcp_change.settings.text, mcp_change.after)
+            print(diff if diff else f"cms: no cms MCP server in {display_path(mcp_path)}\n", end="")
         if args.purge:
             print(f"cms: would delete the data folder {home}")
         return EXIT_OK
@@ -840,6 +1102,18 @@ def uninstall(args: argparse.Namespace) -> int:
         print(f"cms: removed our hooks from {display_path(path)}{note}")
     else:
         print(f"cms: no cms hooks in {display_path(path)}; unchanged")
+    if mcp_path is not None:
+        mcp_backup = apply_change(mcp_change)
+        if mcp_change.changed:
+            note = f" (backup: {mcp_backup.name})" if mcp_backup else ""
+            print(f"cms: removed our MCP server from {display_path(mcp_path)}{note}")
+        else:
+            print(f"cms: no cms MCP server in {display_path(mcp_path)}; unchanged")
+    elif registered_mcp(args.agent, mcp_config_path(args.agent, args.project)):
+        print(
+            f"cms: the MCP server in {display_path(mcp_config_path(args.agent, args.project))} "
+            "stays; add --mcp to remove it too"
+        )
     if args.purge:
         if not home.exists():
             print(f"cms: no data folder at {home}")
@@ -876,6 +1150,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--purge", action="store_true", help="with --uninstall: delete the data too"
     )
     parser.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+    parser.add_argument(
+        "--mcp",
+        action="store_true",
+        help="also register (with --uninstall: remove) the `cms mcp` server: ~/.claude.json "
+        "or, with --project, .mcp.json; for Codex its config.toml",
+    )
     return parser
 
 
