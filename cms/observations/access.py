@@ -1,0 +1,50 @@
+"""Opening the observation store and the branch scope of the project a folder belongs to.
+
+Owns the one place that joins project identity, the store file and the ancestry cache file.
+Used by the hooks, the worker, the CLI and the MCP server; it imports only the standard library
+and the light cms modules, so the prompt hook can use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cms.observations.scope import BranchScope, current_scope
+from cms.observations.store import ObservationStore, store_path
+from cms.project import Project, identify_project
+
+GIT_CACHE_NAME = "git-cache.json"
+
+
+@dataclass
+class ProjectMemory:
+    project: Project
+    store: ObservationStore
+    scope: BranchScope
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> ProjectMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def project_scope(project: Project) -> BranchScope:
+    """The branch scope of a project's work tree, with its ancestry cache file."""
+    cache = store_path(project.id).parent / GIT_CACHE_NAME
+    return current_scope(project.root, cache_path=cache)
+
+
+def open_project_memory(cwd: str | Path, *, create: bool = True) -> ProjectMemory | None:
+    """Store and scope of the project holding cwd; None when create is False and it has no store
+    yet (the prompt hook must not create files for projects that never captured anything)."""
+    project = identify_project(cwd)
+    path = store_path(project.id)
+    if not create and not path.exists():
+        return None
+    store = ObservationStore(path, project.id)
+    return ProjectMemory(project=project, store=store, scope=project_scope(project))

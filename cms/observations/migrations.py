@@ -1,0 +1,124 @@
+"""The schema of an observation store as named, append-only migrations, and how to apply them.
+
+Owns the list of (name, sql) steps and the `migrations` table that records which ran. A step is
+never edited or removed once released: changes are new steps appended to the list. Knows nothing
+of rows, ranking or git; the caller provides the connection and the transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+KINDS = ("decision", "learning", "bugfix", "command", "file_summary", "preference", "other")
+
+_KIND_CHECK = ", ".join(f"'{k}'" for k in KINDS)
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "001_observations",
+        f"""
+        CREATE TABLE observations (
+            id INTEGER PRIMARY KEY,
+            project TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ({_KIND_CHECK})),
+            title TEXT NOT NULL,
+            title_key TEXT NOT NULL,
+            body TEXT NOT NULL DEFAULT '',
+            files TEXT NOT NULL DEFAULT '[]',
+            importance INTEGER NOT NULL DEFAULT 3 CHECK (importance BETWEEN 1 AND 5),
+            branch TEXT,
+            "commit" TEXT,
+            shared_commit INTEGER NOT NULL DEFAULT 0,
+            session TEXT,
+            agent TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            last_recalled_at REAL,
+            superseded_by INTEGER,
+            archived_at REAL
+        );
+        CREATE INDEX observations_identity ON observations (kind, title_key, branch);
+        CREATE INDEX observations_branch ON observations (branch);
+        CREATE INDEX observations_session ON observations (session);
+        CREATE INDEX observations_briefing ON observations (importance DESC, updated_at DESC);
+        CREATE INDEX observations_recent ON observations (updated_at DESC);
+        """,
+    ),
+    (
+        "002_observations_fts",
+        """
+        CREATE VIRTUAL TABLE observations_fts USING fts5(
+            title, body, files,
+            content='observations', content_rowid='id',
+            tokenize='porter unicode61'
+        );
+        CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations BEGIN
+            INSERT INTO observations_fts (rowid, title, body, files)
+            VALUES (new.id, new.title, new.body, new.files);
+        END;
+        CREATE TRIGGER observations_fts_delete AFTER DELETE ON observations BEGIN
+            INSERT INTO observations_fts (observations_fts, rowid, title, body, files)
+            VALUES ('delete', old.id, old.title, old.body, old.files);
+        END;
+        CREATE TRIGGER observations_fts_update AFTER UPDATE OF title, body, files
+        ON observations BEGIN
+            INSERT INTO observations_fts (observations_fts, rowid, title, body, files)
+            VALUES ('delete', old.id, old.title, old.body, old.files);
+            INSERT INTO observations_fts (rowid, title, body, files)
+            VALUES (new.id, new.title, new.body, new.files);
+        END;
+        """,
+    ),
+    (
+        "003_observations_vocab",
+        """
+        CREATE VIRTUAL TABLE observations_vocab USING fts5vocab(observations_fts, 'row');
+        """,
+    ),
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def split_statements(sql: str) -> list[str]:
+    """The complete statements of a script (trigger bodies kept whole), without executescript.
+
+    executescript() commits the open transaction first, so migrations run statement by statement
+    inside the caller's BEGIN IMMEDIATE instead.
+    """
+    statements: list[str] = []
+    pending = ""
+    for piece in sql.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n\t;"):
+                statements.append(pending.strip())
+            pending = ""
+    return statements
+
+
+def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+    )
+    return [row[0] for row in conn.execute("SELECT name FROM migrations ORDER BY rowid")]
+
+
+def apply_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Run the steps not yet recorded, in order; the caller holds a write transaction.
+
+    Returns the names applied now. PRAGMA user_version mirrors the count so that opening an
+    up-to-date store costs one pragma read.
+    """
+    done = set(applied_migrations(conn))
+    ran: list[str] = []
+    for name, sql in MIGRATIONS:
+        if name in done:
+            continue
+        for statement in split_statements(sql):
+            conn.execute(statement)
+        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
+        ran.append(name)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return ran

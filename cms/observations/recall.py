@@ -1,0 +1,410 @@
+"""Recall: the observations relevant to a query, visible on the current branch, best first.
+
+Owns turning free text into a safe FTS5 MATCH expression, the score formula (BM25 from FTS5
+combined with term coverage, importance and age; see docs/observations.md), newest-only for
+superseded pairs, the session-start briefing and the one-line rendering of an observation.
+Reads through ObservationStore; knows nothing of hooks, the CLI or providers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cms.observations.dates import query_dates
+from cms.observations.scope import BranchScope
+from cms.observations.store import (
+    COLUMNS,
+    Observation,
+    ObservationStore,
+    row_to_observation,
+    title_key,
+)
+from cms.textindex import STOPWORDS, stem
+
+# Column weights for bm25(): title, body, files.
+WEIGHTS = (2.0, 1.0, 1.5)
+BM25_HALF = 6.0  # the BM25 score that counts as half strength
+HALF_LIFE_DAYS = 120.0
+MAX_TERMS = 24
+PAGE_MIN = 30  # BM25 hits re-scored per page
+PAGE_PER_RESULT = 6
+MAX_CANDIDATES = 2000
+DATE_DAMPING = 0.5  # outside every date the query names
+POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms only rerank
+_TERM = re.compile(r"[^\W_]+", re.UNICODE)
+_EXTRA_STOPWORDS = frozenset(
+    [
+        "like",
+        "would",
+        "could",
+        "also",
+        "really",
+        "much",
+        "many",
+        "thing",
+        "things",
+        "kind",
+        "sort",
+        "way",
+        "lot",
+        "lots",
+        "one",
+        "ones",
+        "go",
+        "going",
+        "goes",
+        "went",
+        "gone",
+        "know",
+        "knew",
+        "think",
+        "thought",
+        "want",
+        "wanted",
+        "tell",
+        "told",
+        "say",
+        "said",
+        "hi",
+        "hey",
+        "hello",
+        "sure",
+        "right",
+        "well",
+        "maybe",
+        "still",
+        "even",
+        "ever",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class RecalledObservation:
+    observation: Observation
+    score: float  # the final ranking score, 0..1
+    relevance: float  # the text match alone, 0..1
+    visibility: str  # why it is visible on this branch (see BranchScope.visibility)
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct searchable words of a free text: lower-cased, no stopwords, in order."""
+    terms: list[str] = []
+    for word in _TERM.findall(text.casefold()):
+        if len(word) < 2 and not word.isdigit():
+            continue
+        if word in STOPWORDS or word in _EXTRA_STOPWORDS:
+            continue
+        if word not in terms:
+            terms.append(word)
+    return terms[:MAX_TERMS]
+
+
+def match_expression(text: str) -> str | None:
+    """A safe FTS5 MATCH expression for any text: quoted terms joined by OR (None if none).
+
+    Every term is letters and digits only, so quoting makes it a plain string token; FTS5 then
+    stems it with the table's porter tokenizer.
+    """
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return " OR ".join(f'"{t}"' for t in terms)
+
+
+def term_patterns(terms: Sequence[str]) -> list[re.Pattern[str]]:
+    """One pattern per term: its light stem at the start of a word (a whole word if short)."""
+    patterns = []
+    for term in terms:
+        base = stem(term)
+        tail = "" if len(base) >= 4 else r"\b"
+        patterns.append(re.compile(r"\b" + re.escape(base) + tail))
+    return patterns
+
+
+def recency(obs: Observation, now: float) -> float:
+    """1 for today, halving every HALF_LIFE_DAYS since the observation was last updated."""
+    age_days = max(0.0, now - obs.updated_at) / 86400.0
+    return float(0.5 ** (age_days / HALF_LIFE_DAYS))
+
+
+def _text_of(obs: Observation) -> str:
+    return f"{obs.title}\n{obs.body}\n{' '.join(obs.files)}".casefold()
+
+
+def score_hits(
+    hits: Sequence[tuple[Observation, float]],
+    terms: Sequence[str],
+    now: float,
+    windows: Sequence[tuple[float, float]] = (),
+) -> list[tuple[Observation, float, float]]:
+    """(observation, score, relevance) for FTS5 hits (bm25() values, negative is better).
+
+    relevance = coverage * (0.5 + 0.5 * strength), where strength = s / (s + BM25_HALF) with
+    s = -bm25, and coverage is the share of query terms the observation holds, each term
+    weighted by its rarity among the hits (log(1 + (N + 1) / (1 + n_t))).
+    score = relevance * (0.8 + 0.1 * importance' + 0.1 * recency), times DATE_DAMPING when the
+    query names dates and the observation was captured outside all of them.
+    """
+    patterns = term_patterns(terms)
+    texts = [_text_of(obs) for obs, _ in hits]
+    present = [[bool(p.search(t)) for p in patterns] for t in texts]
+    count = len(hits)
+    weights = [
+        math.log(1 + (count + 1) / (1 + sum(row[i] for row in present)))
+        for i in range(len(patterns))
+    ]
+    total = sum(weights) or 1.0
+    scored = []
+    for (obs, bm25), row in zip(hits, present, strict=True):
+        coverage = sum(w for w, hit in zip(weights, row, strict=True) if hit) / total
+        strength = max(0.0, -bm25)
+        strength = strength / (strength + BM25_HALF)
+        relevance = coverage * (0.5 + 0.5 * strength)
+        importance = (obs.importance - 1) / 4.0
+        score = relevance * (0.8 + 0.1 * importance + 0.1 * recency(obs, now))
+        if windows and not any(lo <= obs.created_at < hi for lo, hi in windows):
+            score *= DATE_DAMPING
+        scored.append((obs, score, relevance))
+    return scored
+
+
+def _files_match(wanted: Sequence[str], obs: Observation) -> bool:
+    for want in wanted:
+        w = want.strip().lstrip("./")
+        for have in obs.files:
+            h = have.strip().lstrip("./")
+            if w and h and (h == w or h.endswith("/" + w) or w.endswith("/" + h)):
+                return True
+    return False
+
+
+def _stem_guesses(term: str) -> list[str]:
+    """Prefixes of a term that may be its porter stem in the FTS5 vocabulary (plus y -> i)."""
+    guesses = [term[:n] for n in range(max(3, len(term) - 5), len(term) + 1)]
+    if term.endswith("y"):
+        guesses.append(term[:-1] + "i")
+    return guesses
+
+
+def document_frequencies(store: ObservationStore, terms: Sequence[str]) -> dict[str, int]:
+    """How many observations hold each term (0 when unknown), from the FTS5 vocabulary table.
+
+    The stored vocabulary holds porter stems; a term's stem is taken to be its longest prefix
+    found there. A wrong guess can only overstate how common a term absent from the store is.
+    """
+    guesses = {t: _stem_guesses(t) for t in terms}
+    wanted = sorted({g for gs in guesses.values() for g in gs})
+    if not wanted:
+        return {}
+    sql = f"SELECT term, doc FROM observations_vocab WHERE term IN ({','.join('?' * len(wanted))})"
+    found: dict[str, int] = dict(store.read(lambda c: c.execute(sql, wanted).fetchall()))
+    result = {}
+    for term, options in guesses.items():
+        present = [g for g in options if g in found]
+        result[term] = found[max(present, key=len)] if present else 0
+    return result
+
+
+def match_terms(store: ObservationStore, terms: Sequence[str]) -> list[str]:
+    """The terms worth matching: rarest first while their postings fit POSTINGS_BUDGET.
+
+    Terms held by a large share of the store add little to BM25 but cost a row each to score;
+    left out of the MATCH, they still count in the coverage of the candidates.
+    """
+    frequency = document_frequencies(store, terms)
+    chosen: set[str] = set()
+    total = 0
+    for term in sorted(terms, key=lambda t: frequency.get(t, 0)):
+        cost = frequency.get(term, 0)
+        if chosen and total + cost > POSTINGS_BUDGET:
+            break
+        chosen.add(term)
+        total += cost
+    return [t for t in terms if t in chosen]
+
+
+def _candidates(
+    store: ObservationStore, expr: str, count: int, offset: int
+) -> list[tuple[Observation, float]]:
+    """One page of FTS5 hits ordered by BM25, archived and superseded ones included."""
+    cols = ", ".join(f"o.{c.strip()}" for c in COLUMNS.split(","))
+    sql = (
+        "WITH hits AS (SELECT rowid AS id, bm25(observations_fts, ?, ?, ?) AS rank "
+        "FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rank LIMIT ? OFFSET ?) "
+        f"SELECT {cols}, hits.rank FROM hits JOIN observations o ON o.id = hits.id "
+        "ORDER BY hits.rank"
+    )
+
+    def run(conn: sqlite3.Connection) -> list[tuple[Observation, float]]:
+        rows = conn.execute(sql, (*WEIGHTS, expr, count, offset))
+        return [(row_to_observation(r), float(r[-1])) for r in rows]
+
+    return store.read(run)
+
+
+def _select(
+    ranked: Sequence[tuple[Observation, float, float]], scope: BranchScope, limit: int
+) -> list[RecalledObservation]:
+    """Walk best first and keep visible ones; of observations with the same branch, kind and
+    title only the newest visible one is kept (in the place of the best of them)."""
+    groups: dict[tuple[str | None, str, str], list[tuple[Observation, float, float]]] = {}
+    for item in ranked:
+        obs = item[0]
+        groups.setdefault((obs.branch, obs.kind, title_key(obs.title)), []).append(item)
+    chosen: list[RecalledObservation] = []
+    for members in groups.values():  # dicts keep insertion order: best first
+        for obs, score, relevance in sorted(members, key=lambda m: -m[0].updated_at):
+            why = scope.visibility(obs.branch, obs.commit, obs.shared_commit)
+            if why is not None:
+                chosen.append(RecalledObservation(obs, score, relevance, why))
+                break
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+def recall(
+    store: ObservationStore,
+    query: str,
+    *,
+    scope: BranchScope,
+    limit: int = 5,
+    kinds: Sequence[str] | None = None,
+    files: Sequence[str] | None = None,
+    min_relevance: float = 0.0,
+    now: float | None = None,
+    touch: bool = True,
+) -> list[RecalledObservation]:
+    """The observations best matching query that are visible in scope, best first.
+
+    Only those scoring at least min_relevance are returned; files, when given, keeps only
+    observations about one of those files. Marks the returned ones as recalled (one UPDATE).
+    """
+    now = time.time() if now is None else now
+    windows, text = query_dates(query)
+    terms = query_terms(text + " " + " ".join(files or ()))
+    if limit <= 0 or not terms:
+        return []
+    expr = " OR ".join(f'"{t}"' for t in match_terms(store, terms))
+    page = max(PAGE_MIN, limit * PAGE_PER_RESULT)
+    offset = 0
+    pool: list[tuple[Observation, float]] = []
+    while True:
+        hits = _candidates(store, expr, page, offset)
+        pool += [
+            (obs, bm25)
+            for obs, bm25 in hits
+            if obs.archived_at is None
+            and obs.superseded_by is None
+            and (not kinds or obs.kind in kinds)
+            and (not files or _files_match(files, obs))
+        ]
+        scored = score_hits(pool, terms, now, windows)
+        scored.sort(key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
+        if len(hits) < page or offset + page >= MAX_CANDIDATES:
+            break
+        if len(_select(scored, scope, limit)) >= limit:
+            break  # enough visible ones; more pages only help when branches hide many
+        offset += page
+        page = MAX_CANDIDATES - offset
+    result = _select([item for item in scored if item[1] >= min_relevance], scope, limit)
+    if touch and result:
+        store.mark_recalled([r.observation.id for r in result], now)
+    return result
+
+
+def briefing(
+    store: ObservationStore,
+    scope: BranchScope,
+    limit: int = 5,
+    *,
+    now: float | None = None,
+    touch: bool = True,
+) -> list[RecalledObservation]:
+    """The most important recent observations visible in scope, for the session start."""
+    now = time.time() if now is None else now
+    if limit <= 0:
+        return []
+    live = "archived_at IS NULL AND superseded_by IS NULL"
+
+    def run(conn: sqlite3.Connection, size: int) -> list[Observation]:
+        rows = conn.execute(
+            f"SELECT {COLUMNS} FROM observations WHERE {live} "
+            "ORDER BY importance DESC, updated_at DESC LIMIT ?",
+            (size,),
+        ).fetchall()
+        rows += conn.execute(
+            f"SELECT {COLUMNS} FROM observations WHERE {live} ORDER BY updated_at DESC LIMIT ?",
+            (size,),
+        ).fetchall()
+        return [row_to_observation(r) for r in rows]
+
+    pool = max(20, limit * 4)
+    while True:
+        found = store.read(lambda c: run(c, pool))  # noqa: B023 - called at once
+        unique = {obs.id: obs for obs in found}
+        ranked = [
+            (obs, 0.6 * (obs.importance - 1) / 4.0 + 0.4 * recency(obs, now), 1.0)
+            for obs in unique.values()
+        ]
+        ranked.sort(key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
+        result = _select(ranked, scope, limit)
+        if len(result) >= limit or len(found) < 2 * pool or pool >= 5000:
+            break
+        pool *= 4  # branches hid too many: look further
+    if touch and result:
+        store.mark_recalled([r.observation.id for r in result], now)
+    return result
+
+
+def format_age(seconds: float) -> str:
+    """'just now', '5 minutes ago', 'yesterday', '3 days ago', '2 weeks ago', '4 months ago'..."""
+    units = (
+        (365 * 86400, "year"),
+        (30 * 86400, "month"),
+        (7 * 86400, "week"),
+        (86400, "day"),
+        (3600, "hour"),
+        (60, "minute"),
+    )
+    if seconds < 60:
+        return "just now"
+    if 86400 <= seconds < 2 * 86400:
+        return "yesterday"
+    for size, name in units:
+        if name == "week" and seconds < 14 * 86400:
+            continue
+        if name == "month" and seconds < 60 * 86400:
+            continue
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {name}{'s' if count != 1 else ''} ago"
+    return "just now"
+
+
+def _trim(text: str, limit: int) -> str:
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
+
+
+def format_observation_line(
+    obs: Observation | RecalledObservation, now: float, current_branch: str | None
+) -> str:
+    """One short line: `[decision · 3 days ago] Title — body (branch: feat-x)`.
+
+    The branch is shown only when it is not the current one; the body is trimmed to ~200
+    characters.
+    """
+    o = obs.observation if isinstance(obs, RecalledObservation) else obs
+    line = f"[{o.kind} \u00b7 {format_age(now - o.updated_at)}] {_trim(o.title, 120)}"
+    if o.body.strip():
+        line += f" \u2014 {_trim(o.body, 200)}"
+    if o.branch is not None and o.branch != current_branch:
+        line += f" (branch: {o.branch})"
+    return line

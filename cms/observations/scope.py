@@ -1,0 +1,360 @@
+"""Git branch visibility of observations (DESIGN.md section 5), cheap enough for every prompt.
+
+Owns reading the current branch, HEAD, local and remote refs and upstreams straight from the
+.git files (no process), and the one question that needs git itself, "is commit X an ancestor
+of HEAD", answered by `git merge-base --is-ancestor` and cached in a small JSON file per
+(commit, HEAD). Knows nothing of the store's rows, ranking, hooks or the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cms.project import find_git_dirs
+
+DEFAULT_NAMES = ("main", "master")
+_CACHE_LIMIT = 4096
+_GIT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class GitState:
+    """What the .git files say about one work tree."""
+
+    root: Path
+    git_dir: Path
+    common_dir: Path
+    branch: str | None  # None when HEAD is detached
+    head: str | None  # None before the first commit
+    branches: dict[str, str]  # local branch -> commit
+    default_branches: frozenset[str]
+    gone_branches: frozenset[str]  # upstream configured but its ref is gone
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _read_refs(common_dir: Path) -> dict[str, str]:
+    """Every ref name -> commit from packed-refs and loose files under refs/ (loose wins)."""
+    refs: dict[str, str] = {}
+    packed = _read_text(common_dir / "packed-refs") or ""
+    for line in packed.splitlines():
+        if line and line[0] not in "#^":
+            sha, _, name = line.partition(" ")
+            if name:
+                refs[name.strip()] = sha
+    for sub in ("refs/heads", "refs/remotes"):
+        base = common_dir / sub
+        for folder, _dirs, files in os.walk(base):
+            for name in files:
+                text = _read_text(Path(folder) / name)
+                if text and not text.startswith("ref:"):
+                    rel = Path(folder, name).relative_to(common_dir).as_posix()
+                    refs[rel] = text.strip()
+    return refs
+
+
+def _refs_from_git(root: Path) -> dict[str, str]:
+    """Refs listed by git itself (repositories using the reftable format)."""
+    out = _git(root, "for-each-ref", "--format=%(objectname) %(refname)")
+    refs: dict[str, str] = {}
+    for line in (out or "").splitlines():
+        sha, _, name = line.partition(" ")
+        refs[name] = sha
+    return refs
+
+
+def _remote_heads(common_dir: Path) -> set[str]:
+    """Branch names that a remote's HEAD points to (refs/remotes/<remote>/HEAD)."""
+    names: set[str] = set()
+    remotes = common_dir / "refs" / "remotes"
+    try:
+        entries = list(remotes.iterdir())
+    except OSError:
+        return names
+    for remote in entries:
+        text = _read_text(remote / "HEAD") or ""
+        prefix = f"ref: refs/remotes/{remote.name}/"
+        if text.startswith(prefix):
+            names.add(text[len(prefix) :].strip())
+    return names
+
+
+def _upstreams(common_dir: Path) -> dict[str, tuple[str, str]]:
+    """branch -> (remote, merge ref) from [branch "x"] sections of the repository config."""
+    result: dict[str, tuple[str, str]] = {}
+    section: str | None = None
+    values: dict[str, dict[str, str]] = {}
+    for raw in (_read_text(common_dir / "config") or "").splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            head = line.strip("[]").strip()
+            kind, _, sub = head.partition(" ")
+            section = sub.strip().strip('"') if kind.lower() == "branch" and sub else None
+            continue
+        if section is not None and "=" in line:
+            key, _, value = line.partition("=")
+            values.setdefault(section, {})[key.strip().lower()] = value.strip().strip('"')
+    for branch, items in values.items():
+        if "remote" in items and "merge" in items:
+            result[branch] = (items["remote"], items["merge"])
+    return result
+
+
+def read_git_state(cwd: str | Path) -> GitState | None:
+    """The git state of the work tree holding cwd, or None outside a repository."""
+    found = find_git_dirs(Path(cwd).expanduser().resolve())
+    if found is None:
+        return None
+    root, git_dir, common_dir = found
+    head_text = (_read_text(git_dir / "HEAD") or "").strip()
+    refs = _refs_from_git(root) if (common_dir / "reftable").is_dir() else _read_refs(common_dir)
+    branch: str | None = None
+    head: str | None = None
+    if head_text.startswith("ref:"):
+        ref = head_text[4:].strip()
+        branch = ref.removeprefix("refs/heads/")
+        head = refs.get(ref)
+    elif head_text:
+        head = head_text
+    branches = {
+        name[len("refs/heads/") :]: sha
+        for name, sha in refs.items()
+        if name.startswith("refs/heads/")
+    }
+    gone = set()
+    for name, (remote, merge) in _upstreams(common_dir).items():
+        if remote == ".":
+            tracking = merge
+        else:
+            tracking = f"refs/remotes/{remote}/{merge.removeprefix('refs/heads/')}"
+        if name in branches and tracking not in refs:
+            gone.add(name)
+    defaults = frozenset(DEFAULT_NAMES) | _remote_heads(common_dir)
+    return GitState(
+        root=root,
+        git_dir=git_dir,
+        common_dir=common_dir,
+        branch=branch,
+        head=head,
+        branches=branches,
+        default_branches=defaults,
+        gone_branches=frozenset(gone),
+    )
+
+
+def _git(root: Path, *args: str) -> str | None:
+    """stdout of one git command, or None when git fails or is missing."""
+    import subprocess  # not on the prompt hook's path unless git must answer
+
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=_GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def commit_is_shared(state: GitState) -> bool:
+    """True when HEAD is already on another local branch (the branch has no commit of its own),
+    so the capture commit being merged somewhere proves nothing. Runs git (capture path only)."""
+    if state.head is None or state.branch is None:
+        return False
+    out = _git(
+        state.root, "for-each-ref", "--contains", state.head, "--format=%(refname)", "refs/heads/"
+    )
+    if out is None:
+        return False
+    own = f"refs/heads/{state.branch}"
+    return any(line.strip() and line.strip() != own for line in out.splitlines())
+
+
+def _loose_parents(common_dir: Path, sha: str) -> list[str] | None:
+    """The parents of a commit stored as a loose object, or None when it is packed/unreadable."""
+    try:
+        raw = zlib.decompress((common_dir / "objects" / sha[:2] / sha[2:]).read_bytes())
+    except (OSError, zlib.error, ValueError):
+        return None
+    header, _, body = raw.partition(b"\0")
+    if not header.startswith(b"commit "):
+        return None
+    parents = []
+    for line in body.split(b"\n"):
+        if not line:
+            break
+        if line.startswith(b"parent "):
+            parents.append(line[7:].decode("ascii", "replace").strip())
+    return parents
+
+
+class AncestryCache:
+    """Answers "is commit an ancestor of head", remembering answers in a JSON file.
+
+    A (commit, head) answer never changes, so entries need no invalidation, only a size cap.
+    When HEAD is a new single-parent loose commit, the answer is derived from its parent's
+    cached one without running git (the common case right after `git commit`).
+    """
+
+    def __init__(self, root: Path, common_dir: Path, path: Path | None) -> None:
+        self.root = root
+        self.common_dir = common_dir
+        self.path = path
+        self._answers: dict[str, bool] | None = None
+        self._git_missing = False
+        self.git_calls = 0
+
+    def _load(self) -> dict[str, bool]:
+        if self._answers is None:
+            self._answers = {}
+            if self.path is not None:
+                try:
+                    data = json.loads(self.path.read_text(encoding="utf-8"))
+                    answers = data.get("ancestry", {}) if isinstance(data, dict) else {}
+                    self._answers = {str(k): bool(v) for k, v in answers.items()}
+                except (OSError, ValueError, AttributeError):
+                    pass
+        return self._answers
+
+    def _save(self) -> None:
+        answers = self._load()
+        if self.path is None:
+            return
+        if len(answers) > _CACHE_LIMIT:
+            for key in list(answers)[: len(answers) - _CACHE_LIMIT // 2]:
+                del answers[key]
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"version": 1, "ancestry": answers}), encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+
+    def _derived(self, commit: str, head: str) -> bool | None:
+        answers = self._load()
+        current = head
+        for _ in range(32):
+            parents = _loose_parents(self.common_dir, current)
+            if parents is None or len(parents) != 1:
+                return None
+            current = parents[0]
+            if current == commit:
+                return True
+            known = answers.get(f"{commit}..{current}")
+            if known is not None:
+                return known
+        return None
+
+    def is_ancestor(self, commit: str, head: str) -> bool:
+        if commit == head:
+            return True
+        answers = self._load()
+        key = f"{commit}..{head}"
+        if key in answers:
+            return answers[key]
+        answer = self._derived(commit, head)
+        if answer is None:
+            if self._git_missing:
+                return False
+            self.git_calls += 1
+            import subprocess  # only when the cache cannot answer
+
+            try:
+                done = subprocess.run(
+                    ["git", "-C", str(self.root), "merge-base", "--is-ancestor", commit, head],
+                    capture_output=True,
+                    timeout=_GIT_TIMEOUT,
+                    check=False,
+                )
+            except (OSError, subprocess.SubprocessError):
+                self._git_missing = True
+                return False
+            if done.returncode not in (0, 1, 128):
+                return False
+            answer = done.returncode == 0  # 128: the commit is gone (rebased away): not merged
+        answers[key] = answer
+        self._save()
+        return answer
+
+
+@dataclass
+class BranchScope:
+    """Where recall happens: decides which captured branch/commit pairs are visible there."""
+
+    in_git: bool
+    branch: str | None = None
+    head: str | None = None
+    default_branches: frozenset[str] = frozenset()
+    existing_branches: frozenset[str] = frozenset()
+    gone_branches: frozenset[str] = frozenset()
+    ancestry: AncestryCache | None = field(default=None, repr=False)
+
+    @classmethod
+    def everywhere(cls) -> BranchScope:
+        """The scope outside any git repository: everything is visible."""
+        return cls(in_git=False)
+
+    def visibility(
+        self, branch: str | None, commit: str | None, shared_commit: bool = False
+    ) -> str | None:
+        """Why an observation is visible here ("current", "default", "deleted", "upstream-gone",
+        "merged", "no-git"), or None when it is hidden."""
+        if not self.in_git or branch is None:
+            return "no-git"
+        if branch == self.branch:
+            return "current"
+        if branch in self.default_branches:
+            return "default"
+        if branch not in self.existing_branches:
+            return "deleted"
+        if branch in self.gone_branches:
+            return "upstream-gone"
+        if (
+            commit
+            and not shared_commit
+            and self.head
+            and self.ancestry is not None
+            and self.ancestry.is_ancestor(commit, self.head)
+        ):
+            return "merged"
+        return None
+
+    def is_visible(
+        self, branch: str | None, commit: str | None, shared_commit: bool = False
+    ) -> bool:
+        return self.visibility(branch, commit, shared_commit) is not None
+
+
+def scope_from_state(state: GitState | None, cache_path: Path | None = None) -> BranchScope:
+    if state is None:
+        return BranchScope.everywhere()
+    return BranchScope(
+        in_git=True,
+        branch=state.branch,
+        head=state.head,
+        default_branches=state.default_branches,
+        existing_branches=frozenset(state.branches),
+        gone_branches=state.gone_branches,
+        ancestry=AncestryCache(state.root, state.common_dir, cache_path),
+    )
+
+
+def current_scope(cwd: str | Path, cache_path: Path | None = None) -> BranchScope:
+    """The branch scope of a working folder; cache_path keeps ancestry answers between runs."""
+    return scope_from_state(read_git_state(cwd), cache_path)

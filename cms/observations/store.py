@@ -1,0 +1,430 @@
+"""The observation store of one project: a SQLite file (WAL, FTS5, named migrations).
+
+Owns connections, transactions and plain row reads and writes. Writes run in BEGIN IMMEDIATE
+under a busy timeout and are retried, so "database is locked" never reaches a caller; every
+sqlite failure becomes a one-line StoreError. Knows nothing of git, ranking, hooks or the CLI,
+and imports only the standard library (it is on the prompt hook's path).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from cms import paths
+from cms.errors import StoreError
+from cms.observations.migrations import KINDS, SCHEMA_VERSION, apply_migrations
+
+T = TypeVar("T")
+
+DB_NAME = "observations.db"
+MAX_TITLE = 200
+MAX_BODY = 4000
+MAX_FILES = 50
+
+COLUMNS = (
+    'id, project, kind, title, body, files, importance, branch, "commit", shared_commit, '
+    "session, agent, created_at, updated_at, last_recalled_at, superseded_by, archived_at"
+)
+
+
+@dataclass(frozen=True)
+class NewObservation:
+    """A candidate observation, before it is checked, redacted, deduplicated and stored."""
+
+    kind: str
+    title: str
+    body: str = ""
+    files: tuple[str, ...] = ()
+    importance: int = 3
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A stored observation (times are Unix seconds)."""
+
+    id: int
+    project: str
+    kind: str
+    title: str
+    body: str
+    files: tuple[str, ...]
+    importance: int
+    branch: str | None
+    commit: str | None
+    shared_commit: bool  # the capture commit was already on another branch: proves no merge
+    session: str | None
+    agent: str | None
+    created_at: float
+    updated_at: float
+    last_recalled_at: float | None
+    superseded_by: int | None
+    archived_at: float | None
+
+
+def store_path(project_id: str) -> Path:
+    """Where the store of a project lives: <CMS_HOME>/projects/<id>/observations.db."""
+    return paths.project_dir(project_id) / DB_NAME
+
+
+def title_key(title: str) -> str:
+    """The form of a title used to decide that two observations describe the same thing."""
+    return re.sub(r"\s+", " ", title.casefold()).strip(" .,:;!?-\u2014\u2013")
+
+
+def row_to_observation(row: Sequence[Any]) -> Observation:
+    try:
+        files = tuple(str(f) for f in json.loads(row[5] or "[]"))
+    except (ValueError, TypeError):
+        files = ()
+    return Observation(
+        id=row[0],
+        project=row[1],
+        kind=row[2],
+        title=row[3],
+        body=row[4],
+        files=files,
+        importance=row[6],
+        branch=row[7],
+        commit=row[8],
+        shared_commit=bool(row[9]),
+        session=row[10],
+        agent=row[11],
+        created_at=row[12],
+        updated_at=row[13],
+        last_recalled_at=row[14],
+        superseded_by=row[15],
+        archived_at=row[16],
+    )
+
+
+def clean_new(new: NewObservation) -> NewObservation:
+    """A candidate with a known kind, importance 1-5, trimmed texts; StoreError if it has no title."""
+    kind = new.kind.strip().lower().replace("-", "_")
+    if kind not in KINDS:
+        kind = "other"
+    title = re.sub(r"\s+", " ", new.title).strip()[:MAX_TITLE]
+    if not title:
+        raise StoreError("an observation needs a non-empty title")
+    files = tuple(dict.fromkeys(f.strip() for f in new.files if f and f.strip()))[:MAX_FILES]
+    return NewObservation(
+        kind=kind,
+        title=title,
+        body=new.body.strip()[:MAX_BODY],
+        files=files,
+        importance=min(5, max(1, int(new.importance))),
+    )
+
+
+def insert_observation(
+    conn: sqlite3.Connection,
+    project: str,
+    new: NewObservation,
+    *,
+    branch: str | None,
+    commit: str | None,
+    shared_commit: bool = False,
+    session: str | None = None,
+    agent: str | None = None,
+    created_at: float | None = None,
+    updated_at: float | None = None,
+    archived_at: float | None = None,
+) -> int:
+    """Insert one already-cleaned observation inside the caller's write transaction."""
+    created = time.time() if created_at is None else created_at
+    cursor = conn.execute(
+        "INSERT INTO observations (project, kind, title, title_key, body, files, importance, "
+        'branch, "commit", shared_commit, session, agent, created_at, updated_at, archived_at) '
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            project,
+            new.kind,
+            new.title,
+            title_key(new.title),
+            new.body,
+            json.dumps(list(new.files), ensure_ascii=False),
+            new.importance,
+            branch,
+            commit,
+            int(shared_commit),
+            session,
+            agent,
+            created,
+            created if updated_at is None else updated_at,
+            archived_at,
+        ),
+    )
+    return int(cursor.lastrowid or 0)
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class ObservationStore:
+    """One project's store. Open it per process; the connection is not shared across threads."""
+
+    def __init__(
+        self, path: Path, project: str, *, busy_timeout: float = 10.0, patience: float = 60.0
+    ) -> None:
+        self.path = path
+        self.project = project
+        self.patience = patience
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._conn = sqlite3.connect(
+                str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open observation store {path}: {exc}") from exc
+        self._prepare()
+
+    @classmethod
+    def for_project(cls, project_id: str) -> ObservationStore:
+        return cls(store_path(project_id), project_id)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> ObservationStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transactions -------------------------------------------------------------------
+
+    def _retrying(self, step: Callable[[], T], what: str, patience: float | None) -> T:
+        deadline = time.monotonic() + (self.patience if patience is None else patience)
+        delay = 0.005
+        while True:
+            try:
+                return step()
+            except sqlite3.Error as exc:
+                if _is_busy(exc) and time.monotonic() < deadline:
+                    time.sleep(delay * (0.5 + random.random()))
+                    delay = min(delay * 2, 0.2)
+                    continue
+                raise StoreError(f"observation store {self.path}: {what} failed: {exc}") from exc
+
+    def _transaction(self, fn: Callable[[sqlite3.Connection], T], begin: str) -> T:
+        conn = self._conn
+        conn.execute(begin)
+        try:
+            result = fn(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise
+        return result
+
+    def write(self, fn: Callable[[sqlite3.Connection], T], *, patience: float | None = None) -> T:
+        """Run fn in one BEGIN IMMEDIATE transaction, retried whole while the db is busy."""
+        return self._retrying(lambda: self._transaction(fn, "BEGIN IMMEDIATE"), "write", patience)
+
+    def read(self, fn: Callable[[sqlite3.Connection], T], *, patience: float | None = None) -> T:
+        """Run fn in one read transaction (a consistent snapshot), retried while busy."""
+        return self._retrying(lambda: self._transaction(fn, "BEGIN"), "read", patience)
+
+    def _prepare(self) -> None:
+        def version() -> int:
+            return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+        self._retrying(lambda: self._conn.execute("PRAGMA synchronous=NORMAL"), "open", None)
+        current = self._retrying(version, "open", None)
+        if current == SCHEMA_VERSION:
+            return
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"observation store {self.path} has schema {current}, newer than this cms "
+                f"({SCHEMA_VERSION}); upgrade cms"
+            )
+        self._retrying(
+            lambda: self._conn.execute("PRAGMA journal_mode=WAL").fetchone(), "open", None
+        )
+        self.write(apply_migrations)
+
+    # -- reads --------------------------------------------------------------------------
+
+    def get(self, observation_id: int) -> Observation | None:
+        row = self.read(
+            lambda c: c.execute(
+                f"SELECT {COLUMNS} FROM observations WHERE id = ?", (observation_id,)
+            ).fetchone()
+        )
+        return None if row is None else row_to_observation(row)
+
+    def list_observations(
+        self,
+        *,
+        include_archived: bool = False,
+        include_superseded: bool = False,
+        kind: str | None = None,
+        branch: str | None = None,
+        limit: int | None = None,
+    ) -> list[Observation]:
+        """Observations oldest first; by default only live ones (not archived, not superseded)."""
+        where, args = [], []  # type: tuple[list[str], list[Any]]
+        if not include_archived:
+            where.append("archived_at IS NULL")
+        if not include_superseded:
+            where.append("superseded_by IS NULL")
+        if kind is not None:
+            where.append("kind = ?")
+            args.append(kind)
+        if branch is not None:
+            where.append("branch = ?")
+            args.append(branch)
+        sql = f"SELECT {COLUMNS} FROM observations"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        rows = self.read(lambda c: c.execute(sql, args).fetchall())
+        return [row_to_observation(r) for r in rows]
+
+    def stats(self) -> dict[str, Any]:
+        """Counts for `cms stats`: totals, live by kind and by branch, store size in bytes."""
+
+        def collect(c: sqlite3.Connection) -> dict[str, Any]:
+            total, archived, superseded = c.execute(
+                "SELECT COUNT(*), COUNT(archived_at), COUNT(superseded_by) FROM observations"
+            ).fetchone()
+            live = "archived_at IS NULL AND superseded_by IS NULL"
+            by_kind = dict(
+                c.execute(f"SELECT kind, COUNT(*) FROM observations WHERE {live} GROUP BY kind")
+            )
+            by_branch = {
+                (b if b is not None else "(no git)"): n
+                for b, n in c.execute(
+                    f"SELECT branch, COUNT(*) FROM observations WHERE {live} GROUP BY branch"
+                )
+            }
+            oldest, newest = c.execute(
+                "SELECT MIN(created_at), MAX(created_at) FROM observations"
+            ).fetchone()
+            return {
+                "total": total,
+                "live": c.execute(f"SELECT COUNT(*) FROM observations WHERE {live}").fetchone()[0],
+                "archived": archived,
+                "superseded": superseded,
+                "by_kind": by_kind,
+                "by_branch": by_branch,
+                "oldest": oldest,
+                "newest": newest,
+            }
+
+        result = self.read(collect)
+        size = 0
+        for suffix in ("", "-wal"):
+            with contextlib.suppress(OSError):
+                size += Path(str(self.path) + suffix).stat().st_size
+        result["bytes"] = size
+        return result
+
+    # -- writes -------------------------------------------------------------------------
+
+    def add(
+        self,
+        new: NewObservation,
+        *,
+        branch: str | None = None,
+        commit: str | None = None,
+        session: str | None = None,
+        agent: str | None = None,
+        created_at: float | None = None,
+    ) -> int:
+        """Store one observation as given (no redaction, no dedup: capture.py does those)."""
+        cleaned = clean_new(new)
+        return self.write(
+            lambda c: insert_observation(
+                c,
+                self.project,
+                cleaned,
+                branch=branch,
+                commit=commit,
+                session=session,
+                agent=agent,
+                created_at=created_at,
+            )
+        )
+
+    def forget(
+        self, *, ids: Iterable[int] = (), branch: str | None = None, session: str | None = None
+    ) -> int:
+        """Delete observations by id, by branch or by session; returns how many went.
+
+        An observation that the deleted ones superseded becomes live again.
+        """
+        clauses: list[tuple[str, tuple[Any, ...]]] = []
+        id_list = list(ids)
+        if id_list:
+            marks = ",".join("?" * len(id_list))
+            clauses.append((f"id IN ({marks})", tuple(id_list)))
+        if branch is not None:
+            clauses.append(("branch = ?", (branch,)))
+        if session is not None:
+            clauses.append(("session = ?", (session,)))
+        if not clauses:
+            return 0
+
+        def run(c: sqlite3.Connection) -> int:
+            count = 0
+            for clause, args in clauses:
+                c.execute(
+                    f"UPDATE observations SET superseded_by = NULL WHERE superseded_by IN "
+                    f"(SELECT id FROM observations WHERE {clause})",
+                    args,
+                )
+                count += c.execute(f"DELETE FROM observations WHERE {clause}", args).rowcount
+            return count
+
+        return self.write(run)
+
+    def mark_recalled(self, ids: Sequence[int], now: float, *, patience: float = 1.0) -> bool:
+        """Record that these were just recalled (one batched UPDATE); False if the db stayed busy.
+
+        Bookkeeping only: the caller may ignore a failure, so the wait is short.
+        """
+        if not ids:
+            return True
+        marks = ",".join("?" * len(ids))
+        try:
+            self.write(
+                lambda c: c.execute(
+                    f"UPDATE observations SET last_recalled_at = ? WHERE id IN ({marks})",
+                    (now, *ids),
+                ),
+                patience=patience,
+            )
+        except StoreError:
+            return False
+        return True
+
+    def archive_stale(self, *, now: float, stale_after_days: int, max_importance: int) -> int:
+        """Archive live observations of importance <= max_importance not recalled (nor updated)
+        for stale_after_days; they stay in the database, out of recall. Returns the count."""
+        cutoff = now - stale_after_days * 86400.0
+        return self.write(
+            lambda c: (
+                c.execute(
+                    "UPDATE observations SET archived_at = ? WHERE archived_at IS NULL "
+                    "AND superseded_by IS NULL AND importance <= ? "
+                    "AND MAX(COALESCE(last_recalled_at, 0), updated_at) < ?",
+                    (now, max_importance, cutoff),
+                ).rowcount
+            )
+        )
