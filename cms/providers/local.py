@@ -48,7 +48,8 @@ def collect_candidates(exchange: Exchange, namer: PathNamer) -> list[Candidate]:
     for order, line in commands:
         cand = command_candidate(line, order, from_text=True)
         found += [cand] if cand else []
-    found += tool_candidates(exchange, namer, exchange.assistant, 100_000)
+    mentioned = " ".join(c.text for c in found)  # files these facts name are not listed again
+    found += tool_candidates(exchange, namer, mentioned, 100_000)
     out: list[Candidate] = []
     seen: set[str] = set()
     for cand in found:

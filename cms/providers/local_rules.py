@@ -79,12 +79,15 @@ _LEAD = re.compile(
 )
 
 
-def _unlead(text: str) -> str:
+def _unlead(text: str, code_first: bool = False) -> str:
+    """The sentence without leading filler ("OK, so ...") and symbols, capitalised."""
     while text and (_symbol(text[0]) or text[0].isspace()):
         text = text[1:]
     stripped = _LEAD.sub("", text).strip()
     if len(stripped) < 3:
         return text
+    if code_first and stripped.startswith(text.split(" ", 1)[0]):
+        return stripped  # it opens with code (`npm run ...`): keep its case
     if stripped[0].islower() and not re.match(r"\S*[_.(/]", stripped):
         stripped = stripped[0].upper() + stripped[1:]
     return stripped
@@ -192,7 +195,7 @@ def _units(text: str, source: str) -> list[_Unit]:
         if not paragraph:
             context = heading
         paragraph.append(stripped)
-        if stripped.endswith(":"):
+        if stripped.endswith((":", "\uff1a")):
             lead = " ".join(paragraph)
             paragraph.clear()
             context = strip_markdown(lead).lower()
@@ -201,7 +204,7 @@ def _units(text: str, source: str) -> list[_Unit]:
     units = []
     for i, (raw, ctx, is_command) in enumerate(pieces):
         plain = raw if is_command else strip_markdown(raw)
-        if not is_command and plain.endswith(":"):
+        if not is_command and plain.endswith((":", "\uff1a")):
             continue
         units.append(_Unit(plain, raw, source, ctx, (i + 1) / total, is_command))
     return units
@@ -257,7 +260,8 @@ _CHANGE = re.compile(
 )
 _CHANGE_CONTEXT = re.compile(
     r"\b(?:summary|changes|changed|what (?:i|we) did|completed|"
-    r"accomplished|implemented|created|modified|done)\b"
+    r"accomplished|implemented|created|modified|done)\b|\u66f4\u65b0|\u5909\u66f4|\u4fee\u6b63|"
+    r"\u8ffd\u52a0"
 )
 _ERROR = re.compile(
     r"\b(?:error|errors|exception|traceback|fails?|failed|failing|failure|crash(?:es|ed)?|"
@@ -344,8 +348,35 @@ _BASE = {
 }
 
 
+# A few Japanese cues (the only non-English language in the sample sessions).
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_CJK_CUES = (
+    ("fix", re.compile("\u539f\u56e0|\u30d0\u30b0")),  # cause, bug
+    ("decision", re.compile("\u6c7a\u5b9a|\u6c7a\u3081\u307e\u3057\u305f|\u63a1\u7528")),
+    ("preference", re.compile("\u5fc5\u305a|\u7d76\u5bfe|\u3057\u306a\u3044\u3067|\u7981\u6b62")),
+    ("task", re.compile("\u3057\u3066\u304f\u3060\u3055\u3044")),  # please do
+    ("todo", re.compile("\u672a\u5bfe\u5fdc|\u6b8b\u30bf\u30b9\u30af|\u4eca\u5f8c")),
+    (
+        "change",
+        re.compile(
+            "\u3057\u307e\u3057\u305f|\u66f4\u65b0|\u8ffd\u52a0|\u524a\u9664|"
+            "\u5909\u66f4|\u5b9f\u88c5|\u4fee\u6b63"
+        ),
+    ),  # did, update, add, ...
+)
+
+
+def _classify_cjk(unit: _Unit) -> str | None:
+    for kind, cue in _CJK_CUES:
+        if cue.search(unit.text) and (kind != "task" or unit.source == "user"):
+            return kind
+    return "change" if _CHANGE_CONTEXT.search(unit.context) else None
+
+
 def _classify(unit: _Unit) -> str | None:
     text, low, source = unit.text, unit.text.lower(), unit.source
+    if _CJK.search(text):
+        return _classify_cjk(unit)
     narration = source == "assistant" and bool(_NARRATION.match(low))
     if _FIX.search(low) and not low.startswith(("let me", "i need to", "i'll", "i will")):
         return "fix"
@@ -439,7 +470,7 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             if unit.source == "assistant":
                 commands.append((order, unit.text))
             continue
-        text = _unlead(unit.text)
+        text = _unlead(unit.text, code_first=unit.raw.lstrip("-*+ ").startswith("`"))
         size = len(tokenize(text))
         if size < 2 or _FILLER.match(text):
             continue
