@@ -42,9 +42,14 @@ def _cache_lock(name: str) -> Iterator[None]:
 
 
 def _version_of(binary: Path) -> str:
+    """`binary --version`, run with a throwaway HOME (an agent CLI may write config files there)."""
+    home = CACHE / "version-home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
     try:
         done = subprocess.run(
             [str(binary), "--version"],
+            env=env,
             capture_output=True,
             text=True,
             encoding="utf-8",
@@ -100,6 +105,8 @@ def npm_package(agent: str, version: str) -> Path:
                 errors="replace",
                 timeout=NPM_TIMEOUT,
                 stdin=subprocess.DEVNULL,
+                # The user's ~/.npmrc (registry, proxy) still applies; the cache stays with ours.
+                env=dict(os.environ, npm_config_cache=str(CACHE / "npm-cache")),
             )
         except subprocess.TimeoutExpired:
             raise E2ESetupError(

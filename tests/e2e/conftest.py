@@ -8,6 +8,7 @@ Setup failures (no npm, a failed install) fail the tests; they never skip.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -15,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,7 @@ from tests.e2e.responses_server import FakeResponsesServer
 FAKE_API_KEY = "sk-ant-fake-key-0000"
 FAKE_OPENAI_KEY = "fake-openai-key-0000"
 RUN_TIMEOUT = 180
+SETTLE_TIMEOUT = 90
 PYTHON = os.path.realpath(sys.executable)
 
 
@@ -92,6 +95,7 @@ class Run:
     returncode: int
     stdout: str
     stderr: str
+    seconds: float = 0.0
 
     def json(self) -> dict[str, Any]:
         try:
@@ -114,6 +118,7 @@ class Sandbox:
     model: ModelRouter
     bin_dirs: list[Path] = field(default_factory=list)
     responses: FakeResponsesServer | None = None
+    runs: list[Run] = field(default_factory=list)
 
     @property
     def home(self) -> Path:
@@ -136,11 +141,15 @@ class Sandbox:
         self,
         *,
         provider: str = "anthropic",
-        sync: bool = True,
+        sync: bool = False,
         disable: bool = False,
         extra: dict[str, str] | None = None,
     ) -> dict[str, str]:
-        """The CLI's environment, rebuilt from nothing (the hooks inherit it)."""
+        """The CLI's environment, rebuilt from nothing (the hooks inherit it).
+
+        Without `sync` the Stop hook leaves the update to the detached worker (as for a user);
+        settle() waits for it. CMS_SYNC=1 runs it inside the hook, within the hook's timeout.
+        """
         path = os.pathsep.join(
             [*map(str, self.bin_dirs), os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")]
         )
@@ -173,6 +182,7 @@ class Sandbox:
     # -- processes -------------------------------------------------------------------------------
     def run(self, argv: list[str], env: dict[str, str], *, timeout: float = RUN_TIMEOUT) -> Run:
         """Run argv in the project folder in its own process group (killed whole on timeout)."""
+        started = time.monotonic()
         proc = subprocess.Popen(
             argv,
             cwd=self.project,
@@ -190,9 +200,15 @@ class Sandbox:
             raise AssertionError(
                 f"{argv[:3]} did not finish within {timeout} s:\n{err.decode(errors='replace')}"
             ) from None
-        return Run(
-            argv, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+        run = Run(
+            argv,
+            proc.returncode,
+            out.decode("utf-8", "replace"),
+            err.decode("utf-8", "replace"),
+            round(time.monotonic() - started, 2),
         )
+        self.runs.append(run)
+        return run
 
     def install(self, *, agent: str = "claude") -> Run:
         """`python install.py --cms <venv cms>` into this HOME (the venv is the session's)."""
@@ -204,13 +220,52 @@ class Sandbox:
         return done
 
     def claude(self, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-        """`claude -p ... --output-format json`; the parsed result (asserted successful)."""
+        """`claude -p ... --output-format json`, then settle(); the parsed result (asserted ok)."""
         argv = ["claude", "-p", *args, "--output-format", "json"]
         done = self.run(argv, env or self.env())
         assert done.returncode == 0, done.describe()
         result = done.json()
         assert result.get("is_error") is False, done.describe()
+        self.settle(str(result.get("session_id")))
         return result
+
+    # -- the detached worker -------------------------------------------------------------------
+    def pending_jobs(self, session_id: str) -> list[Path]:
+        return sorted((self.cms_home / "queue" / session_id).glob("*.json"))
+
+    def settle(self, session_id: str, timeout: float = SETTLE_TIMEOUT) -> None:
+        """Wait until the chat's queue holds no pending job (the worker applied or set it aside)."""
+        deadline = time.monotonic() + timeout
+        while self.pending_jobs(session_id):
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"cms worker left jobs after {timeout} s: {self.pending_jobs(session_id)}\n"
+                    f"{self.log_tail()}"
+                )
+            time.sleep(0.1)
+
+    def busy_workers(self) -> list[Path]:
+        """The chats whose worker lock is held right now (a worker process is alive)."""
+        busy = []
+        for lock in (self.cms_home / "queue").glob("*/worker.lock"):
+            try:
+                fd = os.open(lock, os.O_RDWR)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except BlockingIOError:
+                busy.append(lock.parent)
+            finally:
+                os.close(fd)
+        return busy
+
+    def wait_for_workers(self, timeout: float = SETTLE_TIMEOUT) -> None:
+        """Wait until no cms worker holds a lock (so none writes into a deleted sandbox)."""
+        deadline = time.monotonic() + timeout
+        while self.busy_workers() and time.monotonic() < deadline:
+            time.sleep(0.1)
 
     # -- cms data ----------------------------------------------------------------------------------
     def map_path(self, session_id: str) -> Path:
@@ -282,6 +337,11 @@ def sandbox(cms_executable: Path) -> Iterator[Sandbox]:
         (root / name).mkdir()
     _git_init(root / "proj")
     with ModelRouter() as model:
-        yield Sandbox(root=root, cms=cms_executable, model=model)
+        box = Sandbox(root=root, cms=cms_executable, model=model)
+        yield box
+        box.wait_for_workers()
+    if os.environ.get("CMS_E2E_TIMES") == "1":
+        for run in box.runs:
+            print(f"e2e: {run.seconds:6.2f}s exit {run.returncode} {' '.join(run.args[:4])[:100]}")
     if os.environ.get("CMS_E2E_KEEP") != "1":
         shutil.rmtree(root, ignore_errors=True)

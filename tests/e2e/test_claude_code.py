@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 import string
-import time
 from typing import Any
 
 import pytest
@@ -167,23 +166,20 @@ def test_secret_in_prompt_reaches_no_file_under_cms_home(claude_box: Sandbox) ->
 
 
 @pytest.mark.parametrize("version", [CLAUDE_VERSIONS[0]])
-def test_detached_worker_updates_map_without_cms_sync(
+def test_cms_sync_applies_the_update_before_claude_returns(
     version: str, sandbox: Sandbox, claude_bin: Any
 ) -> None:
     box = sandbox
     box.bin_dirs = [claude_bin(version)]
     box.install()
     box.model.push_update(OPS_TURN_ONE)
-    session = box.claude(TURN_ONE, env=box.env(sync=False))["session_id"]
+    done = box.run(["claude", "-p", TURN_ONE, "--output-format", "json"], box.env(sync=True))
+    assert done.returncode == 0, done.describe()
+    session = done.json()["session_id"]
 
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not box.map_path(session).exists():
-        time.sleep(0.2)
+    # No waiting: the Stop hook itself applied the ops, inside the hook's timeout.
     assert FACT in map_facts(box.read_map(session))
-    # Let the worker finish its queue before the sandbox goes away.
-    queue = box.cms_home / "queue"
-    while time.monotonic() < deadline and queue.exists() and any(queue.rglob("*.json")):
-        time.sleep(0.2)
+    assert not box.pending_jobs(session)
 
 
 def test_claude_cli_provider_runs_real_cli_without_recursion_or_transcript(

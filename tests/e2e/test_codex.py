@@ -73,6 +73,7 @@ def test_codex_turn_updates_map_and_resumed_turn_carries_index(codex_box: Sandbo
     box.model.push_update(OPS)
     prompt = "How do we tag releases? We use vMAJOR.MINOR.PATCH tags on main."
     thread = _thread_id(box.run(["codex", "exec", *CODEX_FLAGS, prompt], box.env()))
+    box.settle(thread)
 
     assert FACT in map_facts(box.read_map(thread))
     updates = box.model.of("update")
@@ -84,6 +85,7 @@ def test_codex_turn_updates_map_and_resumed_turn_carries_index(codex_box: Sandbo
         box.env(),
     )
     assert _thread_id(resumed) == thread
+    box.settle(thread)
     last = box.responses.response_requests[-1]
     developer = "\n".join(last.input_texts("developer"))
     blocks = memory_blocks(developer)
