@@ -14,7 +14,7 @@ from cms.errors import CmsError
 
 
 def build_app() -> typer.Typer:
-    from cms.cli import doctor_command, hook_commands, map_commands, mcp_command
+    from cms.cli import doctor_command, hook_commands, map_commands, mcp_command, memory_commands
 
     app = typer.Typer(
         name="cms",
@@ -23,7 +23,7 @@ def build_app() -> typer.Typer:
         pretty_exceptions_enable=False,
         add_completion=False,
     )
-    for module in (map_commands, doctor_command, hook_commands, mcp_command):
+    for module in (map_commands, doctor_command, hook_commands, mcp_command, memory_commands):
         module.register(app)
     return app
 

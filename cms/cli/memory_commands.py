@@ -1,0 +1,357 @@
+"""Commands on the project observation store: recall, remember, forget, list, stats, export,
+import, gc.
+
+Finds the project from --cwd (default: the current folder), calls cms.observations and prints
+one line per observation or JSON; every error is a CmsError and reaches the boundary in cms.cli.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cms.config import Config, load_config
+from cms.errors import CmsError, StoreError
+from cms.observations.access import ProjectMemory, open_project_memory
+from cms.observations.capture import capture_with_outcomes
+from cms.observations.export import (
+    export_json,
+    export_markdown,
+    exported_observations,
+    import_records,
+    iso,
+    observation_record,
+    parse_export,
+)
+from cms.observations.migrations import KINDS
+from cms.observations.recall import RecalledObservation, format_observation_line, recall
+from cms.observations.store import NewObservation, Observation
+from cms.project import identify_project
+
+CwdOpt = Annotated[
+    Path | None, typer.Option("--cwd", help="A folder of the project (default: the current one).")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+
+
+def _print_json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _config() -> Config:
+    config = load_config()
+    for warning in config.warnings:
+        print(f"cms: warning: {config.source}: {warning}", file=sys.stderr)
+    return config
+
+
+def _memory(cwd: Path | None, *, create: bool) -> ProjectMemory | None:
+    return open_project_memory(cwd or Path.cwd(), create=create)
+
+
+def _check_kind(kind: str) -> str:
+    if kind not in KINDS:
+        raise typer.BadParameter(f"{kind!r} is not one of {', '.join(KINDS)}")
+    return kind
+
+
+def _line(obs: Observation | RecalledObservation, now: float, branch: str | None) -> str:
+    o = obs.observation if isinstance(obs, RecalledObservation) else obs
+    flags = " [archived]" if o.archived_at is not None else ""
+    flags += f" [superseded by #{o.superseded_by}]" if o.superseded_by is not None else ""
+    return f"#{o.id} {format_observation_line(obs, now, branch)}{flags}"
+
+
+def recall_command(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    as_json: JsonOpt = False,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=100, help="How many.")] = 5,
+    kind: Annotated[
+        list[str] | None, typer.Option("--kind", help="Only these kinds (repeatable).")
+    ] = None,
+    min_relevance: Annotated[
+        float | None,
+        typer.Option("--min-relevance", min=0, max=1, help="Default: [observations] config."),
+    ] = None,
+    cwd: CwdOpt = None,
+) -> None:
+    """Print the stored observations relevant to QUERY that are visible on this branch."""
+    kinds = [_check_kind(k) for k in kind or []]
+    floor = _config().observations.min_relevance if min_relevance is None else min_relevance
+    memory = _memory(cwd, create=False)
+    hits: list[RecalledObservation] = []
+    if memory is not None:
+        with memory:
+            hits = recall(
+                memory.store,
+                query,
+                scope=memory.scope,
+                limit=limit,
+                kinds=kinds or None,
+                min_relevance=floor,
+            )
+            branch = memory.scope.branch
+    now = time.time()
+    if as_json:
+        _print_json(
+            [
+                observation_record(h.observation)
+                | {"score": round(h.score, 4), "relevance": round(h.relevance, 4)}
+                | {"visibility": h.visibility, "line": format_observation_line(h, now, branch)}
+                for h in hits
+            ]
+        )
+        return
+    if not hits:
+        print(f"no stored observation matches {query!r}")
+        return
+    for hit in hits:
+        print(_line(hit, now, branch))
+
+
+def remember(
+    title: Annotated[str, typer.Option("--title", help="One line naming the observation.")],
+    kind: Annotated[str, typer.Option("--kind", help=f"One of: {', '.join(KINDS)}.")] = "other",
+    body: Annotated[str, typer.Option("--body", help="The details.")] = "",
+    files: Annotated[
+        list[str] | None, typer.Option("--files", help="A file it is about (repeatable).")
+    ] = None,
+    importance: Annotated[int, typer.Option("--importance", min=1, max=5)] = 3,
+    session: Annotated[str, typer.Option("--session", help="Session id recorded.")] = "cli",
+    cwd: CwdOpt = None,
+) -> None:
+    """Store one observation by hand (redacted, deduplicated, with branch and commit)."""
+    new = NewObservation(_check_kind(kind), title, body, tuple(files or ()), importance)
+    folder = cwd or Path.cwd()
+    memory = _memory(folder, create=True)
+    assert memory is not None
+    with memory:
+        outcomes = capture_with_outcomes(
+            memory.store, [new], session=session, agent="cli", cwd=folder
+        )
+    if not outcomes:
+        raise StoreError("nothing to remember: the title is empty")
+    outcome = outcomes[0]
+    if outcome.status == "duplicate":
+        print(f"already remembered as #{outcome.id}")
+    elif outcome.status == "superseded":
+        print(f"remembered #{outcome.id} (replaces the older one with that title)")
+    else:
+        print(f"remembered #{outcome.id}")
+
+
+def forget(
+    ids: Annotated[
+        list[int] | None, typer.Option("--id", help="Observation id (repeatable).")
+    ] = None,
+    branch: Annotated[str | None, typer.Option("--branch", help="Every one of a branch.")] = None,
+    session: Annotated[
+        str | None, typer.Option("--session", help="Every one of a session.")
+    ] = None,
+    cwd: CwdOpt = None,
+) -> None:
+    """Delete observations for good: by id, by branch or by session (exactly one of them)."""
+    given = sum(1 for x in (ids, branch, session) if x)
+    if given != 1:
+        raise typer.BadParameter("give exactly one of --id, --branch or --session")
+    memory = _memory(cwd, create=False)
+    count = 0
+    if memory is not None:
+        with memory:
+            count = memory.store.forget(ids=ids or (), branch=branch, session=session)
+    print(f"forgot {count} observation{'s' if count != 1 else ''}")
+
+
+def list_command(
+    as_json: JsonOpt = False,
+    include_all: Annotated[
+        bool, typer.Option("--all", help="Also archived and superseded ones.")
+    ] = False,
+    kind: Annotated[str | None, typer.Option("--kind", help="Only this kind.")] = None,
+    branch: Annotated[str | None, typer.Option("--branch", help="Only this branch.")] = None,
+    cwd: CwdOpt = None,
+) -> None:
+    """List the project's observations, oldest first (live ones unless --all)."""
+    memory = _memory(cwd, create=False)
+    observations: list[Observation] = []
+    current: str | None = None
+    if memory is not None:
+        with memory:
+            observations = memory.store.list_observations(
+                include_archived=include_all,
+                include_superseded=include_all,
+                kind=_check_kind(kind) if kind else None,
+                branch=branch,
+            )
+            current = memory.scope.branch
+    if as_json:
+        _print_json(
+            [observation_record(o) | {"superseded_by": o.superseded_by} for o in observations]
+        )
+        return
+    if not observations:
+        print("no observations stored for this project")
+        return
+    now = time.time()
+    for obs in observations:
+        print(_line(obs, now, current))
+
+
+def _map_counts() -> dict[str, Any]:
+    from cms.chats import chat_maps
+    from cms.map.store import load_map
+
+    counts = {"chats": 0, "suns": 0, "planets": 0, "facts": 0, "archived_planets": 0}
+    unreadable = 0
+    for path in chat_maps():
+        try:
+            cmap = load_map(path)
+        except CmsError:
+            unreadable += 1
+            continue
+        counts["chats"] += 1
+        counts["suns"] += len(cmap.suns)
+        counts["planets"] += len(cmap.planets())
+        counts["facts"] += cmap.fact_count()
+        counts["archived_planets"] += len(cmap.archive)
+    return counts | {"unreadable": unreadable}
+
+
+def _usage() -> dict[str, Any] | None:
+    try:
+        from cms.providers.usage import summarize_usage
+    except ImportError:
+        return None
+    result: dict[str, Any] = summarize_usage()
+    return result
+
+
+def stats(as_json: JsonOpt = False, cwd: CwdOpt = None) -> None:
+    """Counts of this project's observations, of every chat map, and model token usage."""
+    project = identify_project(cwd or Path.cwd())
+    memory = _memory(cwd, create=False)
+    store_stats: dict[str, Any] | None = None
+    if memory is not None:
+        with memory:
+            store_stats = memory.store.stats()
+            store_stats["path"] = str(memory.store.path)
+    maps = _map_counts()
+    usage = _usage()
+    data: dict[str, Any] = {
+        "project": project.id,
+        "root": str(project.root),
+        "observations": store_stats,
+        "maps": maps,
+        "usage": usage,
+    }
+    if as_json:
+        _print_json(data)
+        return
+    print(f"project {project.id} ({project.root})")
+    if store_stats is None:
+        print("observations: none stored yet")
+    else:
+        print(
+            f"observations: {store_stats['live']} live, {store_stats['archived']} archived, "
+            f"{store_stats['superseded']} superseded ({store_stats['bytes']} bytes)"
+        )
+        for label in ("by_kind", "by_branch"):
+            items = store_stats[label]
+            if items:
+                text = ", ".join(f"{k} {v}" for k, v in sorted(items.items()))
+                print(f"  {label.replace('_', ' ')}: {text}")
+        if store_stats["newest"] is not None:
+            print(f"  newest: {iso(store_stats['newest'])}")
+    print(
+        f"maps: {maps['chats']} chats, {maps['suns']} topics, {maps['planets']} subtopics, "
+        f"{maps['facts']} facts, {maps['archived_planets']} archived subtopics"
+        + (f", {maps['unreadable']} unreadable" if maps["unreadable"] else "")
+    )
+    if usage is not None:
+        total, today = usage.get("total", {}), usage.get("today", {})
+        print(
+            f"model usage: {total.get('calls', 0)} calls, {total.get('input_tokens', 0)} in / "
+            f"{total.get('output_tokens', 0)} out tokens; today {today.get('calls', 0)} calls, "
+            f"{today.get('input_tokens', 0)} in / {today.get('output_tokens', 0)} out"
+        )
+
+
+def export(
+    fmt: Annotated[str, typer.Option("--format", help="md (MEMORY.md style) or json.")] = "md",
+    output: Annotated[Path | None, typer.Option("--output", help="File (default: stdout).")] = None,
+    cwd: CwdOpt = None,
+) -> None:
+    """Write the project's live and archived observations as Markdown or JSON."""
+    if fmt not in ("md", "json"):
+        raise typer.BadParameter("--format must be md or json")
+    project = identify_project(cwd or Path.cwd())
+    memory = _memory(cwd, create=False)
+    observations: list[Observation] = []
+    if memory is not None:
+        with memory:
+            observations = exported_observations(memory.store)
+    text = (export_json if fmt == "json" else export_markdown)(project.id, observations)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise StoreError(f"cannot write {output}: {exc.strerror}") from exc
+    print(f"exported {len(observations)} observations to {output}")
+
+
+def import_command(
+    file: Annotated[Path, typer.Argument(help="A `cms export` file (Markdown or JSON).")],
+    cwd: CwdOpt = None,
+) -> None:
+    """Add the observations of an export to this project (what is known already is skipped)."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"cannot read {file}: {exc}") from exc
+    records = parse_export(text)
+    memory = _memory(cwd, create=True)
+    assert memory is not None
+    with memory:
+        report = import_records(memory.store, records)
+    print(
+        f"imported from {file}: {report.added} added, {report.superseding} replacing older ones, "
+        f"{report.duplicates} already known, {report.older} older than stored, "
+        f"{report.skipped} without a title"
+    )
+
+
+def gc(cwd: CwdOpt = None) -> None:
+    """Archive observations not recalled for stale_after_days (config section observations)
+    whose importance is at most stale_max_importance; they stay in the store, out of recall."""
+    settings = _config().observations
+    memory = _memory(cwd, create=False)
+    count = 0
+    if memory is not None:
+        with memory:
+            count = memory.store.archive_stale(
+                now=time.time(),
+                stale_after_days=settings.stale_after_days,
+                max_importance=settings.stale_max_importance,
+            )
+    print(
+        f"archived {count} observation{'s' if count != 1 else ''} not recalled for "
+        f"{settings.stale_after_days} days with importance <= {settings.stale_max_importance}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("recall")(recall_command)
+    app.command("remember")(remember)
+    app.command("forget")(forget)
+    app.command("list")(list_command)
+    app.command("stats")(stats)
+    app.command("export")(export)
+    app.command("import")(import_command)
+    app.command("gc")(gc)
