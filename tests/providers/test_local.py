@@ -554,7 +554,7 @@ _WORDS = [
     "[REDACTED:api_key]",
     "更新しました",
     "バグ",
-    "：",
+    "\uff1a",  # full-width colon
     "。",
     "✅",
     "| a | b |",
