@@ -62,7 +62,7 @@ def _version_of(binary: Path) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def _npm() -> str:
+def require_npm() -> str:
     npm = shutil.which("npm")
     if npm is None:
         raise E2ESetupError(
@@ -81,7 +81,7 @@ def npm_package(agent: str, version: str) -> Path:
     with _cache_lock(f"npm-{agent}-{version}"):
         if version in _version_of(binary):
             return binary.parent
-        npm = _npm()
+        npm = require_npm()
         staging = folder.with_name(folder.name + ".partial")
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)

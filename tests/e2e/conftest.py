@@ -64,6 +64,7 @@ def setup_once() -> _Once:
 @pytest.fixture(scope="session")
 def cms_executable(setup_once: _Once) -> Path:
     """The `cms` of the venv install.py built for this session (current checkout)."""
+    setup_once.get("npm", clis.require_npm)  # the cheap check first: no venv build without npm
     return setup_once.get("venv", clis.cms_venv)  # type: ignore[no-any-return]
 
 
