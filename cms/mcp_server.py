@@ -28,14 +28,18 @@ from cms.map.model import CorrelationMap
 from cms.map.render import render_full, render_index
 from cms.map.store import load_map
 from cms.observations.access import ProjectMemory, open_project_memory
+from cms.observations.capture import capture_with_outcomes
 from cms.observations.recall import RecalledObservation, format_observation_line, recall
-from cms.observations.store import Observation
+from cms.observations.revisions import supersede_observation, update_observation
+from cms.observations.store import NewObservation, Observation
 from cms.project import identify_project
 from cms.search import FactHit, Selector, all_facts, search_local, search_with_selector
 
 P = ParamSpec("P")
 
 SERVER_NAME = "cms"
+MCP_SESSION = "mcp"  # the session recorded on observations made through the server
+MCP_AGENT = "mcp"
 Kind = Literal["decision", "learning", "bugfix", "command", "file_summary", "preference", "other"]
 
 # Injected collaborators (tests swap them; `cms mcp` uses the defaults).
@@ -64,6 +68,7 @@ Cwd = Annotated[
         "folder the server was started in."
     ),
 ]
+Count = Annotated[int, Field(ge=1, le=50, description="At most this many results.")]
 ObservationId = Annotated[int, Field(ge=1, description="The observation's id (#N in recall).")]
 Title = Annotated[
     str, Field(min_length=1, max_length=200, description="One line naming the observation.")
@@ -156,7 +161,7 @@ class MemoryTools:
     def _session_of(path: Path, cmap: CorrelationMap) -> str:
         return cmap.session_id or path.parent.name
 
-    def search_map(self, query: Query, session: Session = None, k: int = 5) -> CallToolResult:
+    def search_map(self, query: Query, session: Session = None, k: Count = 5) -> CallToolResult:
         path, cmap = self._load(session)
         hits, selector = self._select(cmap, query, k)
         sid = self._session_of(path, cmap)
@@ -228,7 +233,7 @@ class MemoryTools:
                 "(observations of unmerged other branches stay hidden)."
             ),
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=50, description="At most this many.")] = 5,
+        limit: Count = 5,
         cwd: Cwd = None,
     ) -> CallToolResult:
         folder = self._cwd(cwd)
@@ -252,6 +257,7 @@ class MemoryTools:
                 limit=limit,
                 kinds=list(kinds) if kinds else None,
                 files=files or None,
+                min_relevance=self.config.observations.min_relevance,
                 now=now,
             )
             data = {
@@ -268,6 +274,109 @@ class MemoryTools:
                 for r in found
             ]
             return _result("\n".join(lines), data)
+
+    def remember(
+        self,
+        kind: KindArg,
+        title: Title,
+        body: Body = "",
+        files: Files = None,
+        importance: Importance = 3,
+        cwd: Cwd = None,
+    ) -> CallToolResult:
+        _check_text("title", title)
+        folder = self._cwd(cwd)
+        memory = self.open_memory(folder, True)
+        if memory is None:
+            raise StoreError(f"cannot create the observation store of {folder}")
+        new = NewObservation(kind, title, body, tuple(files or ()), importance)
+        with memory:
+            outcomes = capture_with_outcomes(
+                memory.store, [new], session=MCP_SESSION, agent=MCP_AGENT, cwd=folder
+            )
+            if not outcomes:
+                raise ToolError("title must not be blank")
+            outcome = outcomes[0]
+            stored = memory.store.get(outcome.id)
+            project = memory.project.id
+        text = {
+            "new": f"Remembered #{outcome.id} in project {project}.",
+            "superseded": f"Remembered #{outcome.id} in project {project}; it replaces the older "
+            "observation with the same kind and title.",
+            "duplicate": f"Already remembered as #{outcome.id} in project {project}; "
+            "nothing new was stored.",
+        }[outcome.status]
+        data = {"project": project, "id": outcome.id, "status": outcome.status}
+        if stored is not None:
+            data["observation"] = _observation_dict(stored)
+        return _result(text, data)
+
+    def update(
+        self,
+        id: ObservationId,
+        kind: Annotated[Kind | None, Field(description="A new kind.")] = None,
+        title: Annotated[
+            str | None, Field(min_length=1, max_length=200, description="A new title.")
+        ] = None,
+        body: Annotated[str | None, Field(max_length=4000, description="A new body.")] = None,
+        files: Files = None,
+        importance: Annotated[
+            int | None, Field(ge=1, le=5, description="A new importance, 1 to 5.")
+        ] = None,
+        cwd: Cwd = None,
+    ) -> CallToolResult:
+        if all(v is None for v in (kind, title, body, files, importance)):
+            raise ToolError(
+                "nothing to update: give at least one of kind, title, body, files, importance"
+            )
+        if title is not None:
+            _check_text("title", title)
+        memory = self._memory(cwd, create=False)
+        if memory is None:
+            raise ToolError(f"no observation #{id}: this project has no stored observations")
+        with memory:
+            obs = update_observation(
+                memory.store,
+                id,
+                kind=kind,
+                title=title,
+                body=body,
+                files=files,
+                importance=importance,
+            )
+            project = memory.project.id
+        line = format_observation_line(obs, time.time(), None)
+        return _result(
+            f"Updated #{obs.id}: {line}",
+            {"project": project, "id": obs.id, "observation": _observation_dict(obs)},
+        )
+
+    def supersede(
+        self,
+        old_id: Annotated[int, Field(ge=1, description="The id of the observation replaced.")],
+        kind: KindArg,
+        title: Title,
+        body: Body = "",
+        files: Files = None,
+        importance: Importance = 3,
+        cwd: Cwd = None,
+    ) -> CallToolResult:
+        _check_text("title", title)
+        folder = self._cwd(cwd)
+        memory = self.open_memory(folder, False)
+        if memory is None:
+            raise ToolError(f"no observation #{old_id}: this project has no stored observations")
+        new = NewObservation(kind, title, body, tuple(files or ()), importance)
+        with memory:
+            outcome = supersede_observation(
+                memory.store, old_id, new, cwd=folder, session=MCP_SESSION, agent=MCP_AGENT
+            )
+            project = memory.project.id
+        return _result(
+            f"#{outcome.id} now replaces #{old_id} in project {project}; recall no longer "
+            f"returns #{old_id}.",
+            {"project": project, "id": outcome.id, "superseded": old_id, "status": outcome.status},
+        )
 
     def forget(self, id: ObservationId, cwd: Cwd = None) -> CallToolResult:
         memory = self._memory(cwd, create=False)
@@ -314,6 +423,11 @@ class MemoryTools:
             f"{counts['superseded']} superseded, {counts['archived']} archived"
         )
         return _result("\n".join(lines), data)
+
+
+def _check_text(name: str, value: str) -> None:
+    if not value.strip():
+        raise ToolError(f"{name} must not be blank")
 
 
 def _branch_head(memory: ProjectMemory, branch: str) -> str | None:
@@ -413,6 +527,29 @@ _TOOLS: list[tuple[str, str, ToolAnnotations | None]] = [
         "refers to earlier work. Returns the best matches as `#id [kind · age] title — body`; "
         "observations of other, unmerged git branches are hidden.",
         READ_ONLY,
+    ),
+    (
+        "remember",
+        "Store one project observation so that later sessions (any agent, any chat) can recall "
+        "it: a decision and its reason, something learned about the code, a bug's cause and "
+        "fix, a command that builds or tests, what a file does, or a preference of the user. "
+        "Use it when such a thing was just settled. Secrets are redacted; a repeat of a stored "
+        "observation is not stored twice. Returns the observation's id.",
+        ToolAnnotations(open_world_hint=False),
+    ),
+    (
+        "update",
+        "Change fields of a stored observation in place (kind, title, body, files, importance), "
+        "for a correction or a detail to add; fields not given stay. Use supersede when the "
+        "thing itself changed (a decision reversed). Returns the observation as stored.",
+        ToolAnnotations(idempotent_hint=True, open_world_hint=False),
+    ),
+    (
+        "supersede",
+        "Replace a stored observation with a new one (a decision reversed, a fix redone): the "
+        "new one is stored on the current branch and the old one is no longer recalled. Only "
+        "observations of the current branch can be superseded. Returns the new id.",
+        ToolAnnotations(open_world_hint=False),
     ),
     (
         "forget",

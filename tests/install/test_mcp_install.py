@@ -99,9 +99,7 @@ def test_uninstall_without_mcp_keeps_the_server_and_says_how_to_remove_it(
     assert run_install("--cms", str(fake_cms), "--mcp").returncode == 0
     done = run_install("--uninstall")
     assert done.returncode == 0, done.stderr
-    assert "cms" in json.loads((home() / ".claude.json").read_text(encoding="utf-8"))[
-        "mcpServers"
-    ]
+    assert "cms" in json.loads((home() / ".claude.json").read_text(encoding="utf-8"))["mcpServers"]
     assert "add --mcp to remove it too" in done.stdout
 
 

@@ -1,0 +1,122 @@
+"""`python -m cms mcp` as a real subprocess spoken to over stdio by the SDK's client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from cms import paths
+from tests.mcp_server.helpers import (
+    make_git_project,
+    seed_map,
+    stdio_session,
+    storage_ops,
+    text_of,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def run_session(cwd: Path, errlog_path: Path, steps: Any) -> Any:
+    async def run() -> Any:
+        with open(errlog_path, "w", encoding="utf-8") as errlog:
+            async with stdio_session(cwd, errlog) as client:
+                return await steps(client)
+
+    return anyio.run(run)
+
+
+def test_every_tool_answers_over_stdio_and_stdout_carries_only_the_protocol(
+    tmp_path: Path,
+) -> None:
+    project = make_git_project(tmp_path / "proj")
+    seed_map("chat-stdio", storage_ops())
+    errlog = tmp_path / "server-stderr.txt"
+
+    async def steps(client: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"tools": {t.name for t in (await client.list_tools()).tools}}
+        remembered = await client.call_tool(
+            "remember",
+            {
+                "kind": "decision",
+                "title": "Parser uses a hand-written tokenizer",
+                "body": "Regex tokenizing was too slow on large inputs.",
+                "files": ["src/parser.py"],
+                "importance": 4,
+            },
+        )
+        out["remember"] = remembered
+        obs_id = remembered.structured_content["id"]
+        out["search_map"] = await client.call_tool("search_map", {"query": "pool size"})
+        out["show_map"] = await client.call_tool("show_map", {"session": "chat-stdio"})
+        out["recall"] = await client.call_tool("recall", {"query": "tokenizer parser"})
+        out["update"] = await client.call_tool("update", {"id": obs_id, "importance": 5})
+        out["supersede"] = await client.call_tool(
+            "supersede",
+            {
+                "old_id": obs_id,
+                "kind": "decision",
+                "title": "Parser uses the tree-sitter tokenizer",
+                "body": "Replaced the hand-written tokenizer.",
+            },
+        )
+        out["stats"] = await client.call_tool("stats", {})
+        new_id = out["supersede"].structured_content["id"]
+        out["forget"] = await client.call_tool("forget", {"id": new_id})
+        out["bad"] = await client.call_tool("remember", {"kind": "rumour", "title": "x"})
+        return out
+
+    out = run_session(project, errlog, steps)
+    assert out["tools"] == {
+        "search_map",
+        "show_map",
+        "recall",
+        "remember",
+        "update",
+        "supersede",
+        "forget",
+        "stats",
+    }
+    for name in (
+        "remember",
+        "search_map",
+        "show_map",
+        "recall",
+        "update",
+        "supersede",
+        "stats",
+        "forget",
+    ):
+        assert not out[name].is_error, (name, text_of(out[name]))
+    assert "F4 [Storage > Database] Connection pool size is 20" in text_of(out["search_map"])
+    assert "F7 GitHub Actions runs make check" in text_of(out["show_map"])
+    assert "Parser uses a hand-written tokenizer" in text_of(out["recall"])
+    assert out["stats"].structured_content["chat_maps"] == 1
+    assert out["bad"].is_error and "kind" in text_of(out["bad"])
+    stderr = errlog.read_text(encoding="utf-8")
+    assert "Traceback" not in stderr, stderr
+    assert paths.log_path().exists()
+
+
+def test_the_server_serves_the_project_of_its_working_folder(tmp_path: Path) -> None:
+    first = make_git_project(tmp_path / "first")
+    second = make_git_project(tmp_path / "second")
+
+    async def remember_in_first(client: Any) -> Any:
+        return await client.call_tool(
+            "remember", {"kind": "command", "title": "Run the linter with make lint"}
+        )
+
+    async def recall_in_second(client: Any) -> Any:
+        here = await client.call_tool("recall", {"query": "linter lint"})
+        there = await client.call_tool("recall", {"query": "linter lint", "cwd": str(first)})
+        return here, there
+
+    done = run_session(first, tmp_path / "e1.txt", remember_in_first)
+    assert not done.is_error, text_of(done)
+    here, there = run_session(second, tmp_path / "e2.txt", recall_in_second)
+    assert "make lint" not in text_of(here)
+    assert "Run the linter with make lint" in text_of(there)
