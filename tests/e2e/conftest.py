@@ -32,6 +32,7 @@ FAKE_API_KEY = "sk-ant-fake-key-0000"
 FAKE_OPENAI_KEY = "fake-openai-key-0000"
 RUN_TIMEOUT = 180
 SETTLE_TIMEOUT = 90
+CRASH_EVENTS = ("hook_failed", "worker_crashed", "worker_spawn_failed", "worker_stuck")
 PYTHON = os.path.realpath(sys.executable)
 
 
@@ -285,6 +286,14 @@ class Sandbox:
             return "\n".join(log.read_text(encoding="utf-8").splitlines()[-lines:])
         except OSError:
             return "(no cms log)"
+
+    def crashes(self) -> list[str]:
+        """Log lines saying a hook or a worker broke (caught at its boundary, but a bug)."""
+        try:
+            lines = (self.cms_home / "logs" / "cms.log").read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        return [line for line in lines if any(f" {event} " in line for event in CRASH_EVENTS)]
 
     def files_under(self, folder: Path) -> list[Path]:
         return sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())

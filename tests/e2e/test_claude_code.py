@@ -94,6 +94,7 @@ def test_turn_one_fills_map_and_resumed_turn_sees_index_and_working_search_line(
     assert done.returncode == 0, done.describe()
     assert FACT in done.stdout, done.describe()
     assert len(box.model.of("search")) == 1  # the anthropic provider picked the fact
+    assert not box.crashes()
 
 
 def test_compact_reinjects_the_index(claude_box: Sandbox) -> None:
@@ -121,6 +122,7 @@ def test_compact_reinjects_the_index(claude_box: Sandbox) -> None:
     assert COMPACT_SUMMARY in text  # the conversation really was compacted
     blocks = memory_blocks(text)
     assert blocks and SUN in blocks[-1] and PLANET in blocks[-1], box.log_tail()
+    assert not box.crashes()
 
 
 def test_cms_disable_injects_nothing_and_writes_no_map(claude_box: Sandbox) -> None:
@@ -205,3 +207,4 @@ def test_claude_cli_provider_runs_real_cli_without_recursion_or_transcript(
     slugs = sorted(p.name for p in projects.iterdir()) if projects.is_dir() else []
     assert slugs == [transcript_path(box.home, box.project, session).parent.name], slugs
     assert not list((box.cms_home / "sandbox").rglob("*.jsonl"))
+    assert not box.crashes()

@@ -95,3 +95,4 @@ def test_codex_turn_updates_map_and_resumed_turn_carries_index(codex_box: Sandbo
     command = with_query(search_command(blocks[-1], box.cms), "release tag format")
     done = box.run(["sh", "-c", command], box.env())
     assert done.returncode == 0 and FACT in done.stdout, done.describe()
+    assert not box.crashes()
