@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -55,14 +56,24 @@ def fill_store(cwd: Path, count: int) -> None:
     head = memory.scope.head
     now = time.time()
 
+    syllables = ("ka", "lo", "mi", "ren", "tos", "vu", "zel", "pra", "qui", "dan", "fe", "gor")
+    vocabulary = sorted(
+        {"".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(4000)}
+    )
+
+    def text(size: int) -> str:  # mostly project-specific words, sometimes a common one
+        return " ".join(
+            rng.choice(WORDS) if rng.random() < 0.15 else rng.choice(vocabulary)
+            for _ in range(size)
+        )
+
     def insert_all(conn: object) -> None:
         for i in range(count):
-            words = " ".join(rng.choice(WORDS) for _ in range(8))
             new = NewObservation(
                 kind=kinds[i % len(kinds)],
-                title=f"Observation {i}: {words[:60]}",
-                body=f"{words} and more detail number {i} about {rng.choice(WORDS)}",
-                files=(f"src/{rng.choice(WORDS)}.py",),
+                title=f"Observation {i}: {text(6)}",
+                body=f"{text(rng.randint(10, 30))} (detail {i})",
+                files=(f"src/{rng.choice(vocabulary)}.py",),
                 importance=1 + i % 5,
             )
             insert_observation(
@@ -208,26 +219,50 @@ def main() -> None:
                 settle,
             ),
         }
-        samples: dict[str, list[float]] = {name: [] for name in cases}
-        bare: list[float] = []
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        bare: list[tuple[float, float]] = []
         for argv, payload, before in cases.values():  # warm bytecode and page caches
             if before:
                 before()
             run_once(argv, env, json.dumps(payload).encode())
         settle()
         for _ in range(args.runs):
-            bare.append(run_once([PYTHON, "-c", "pass"], env))
+            bare.append(measure([PYTHON, "-c", "pass"], env, b""))
             for name, (argv, payload, before) in cases.items():
                 if before:
                     before()
-                samples[name].append(run_once(argv, env, json.dumps(payload).encode()))
+                samples[name].append(measure(argv, env, json.dumps(payload).encode()))
             settle()
-        reference = statistics.median(bare)
-        print(f"python: {PYTHON}; {args.runs} runs each, interleaved")
-        print(f"{'bare python -c pass':<40} {reference * 1000:8.1f} ms   1.00x")
-        for name, values in samples.items():
-            median = statistics.median(values)
-            print(f"{name:<40} {median * 1000:8.1f} ms  {median / reference:5.2f}x")
+        report(bare, samples, args.runs)
+
+
+def measure(argv: list[str], env: dict[str, str], stdin: bytes) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child): CPU time is less disturbed by a busy machine."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = run_once(argv, env, stdin)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def report(
+    bare: list[tuple[float, float]], samples: dict[str, list[tuple[float, float]]], runs: int
+) -> None:
+    base_wall = statistics.median(w for w, _ in bare)
+    base_cpu = statistics.median(c for _, c in bare)
+    print(f"python: {PYTHON}; {runs} runs each, interleaved; medians")
+    print(f"{'':<40} {'wall ms':>8} {'ratio':>6}  {'cpu ms':>7} {'ratio':>6}")
+    print(
+        f"{'bare python -c pass':<40} {base_wall * 1000:8.1f} {1:6.2f}  "
+        f"{base_cpu * 1000:7.1f} {1:6.2f}"
+    )
+    for name, values in samples.items():
+        wall = statistics.median(w for w, _ in values)
+        cpu = statistics.median(c for _, c in values)
+        print(
+            f"{name:<40} {wall * 1000:8.1f} {wall / base_wall:6.2f}  "
+            f"{cpu * 1000:7.1f} {cpu / max(base_cpu, 1e-9):6.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ def run_capture(
             via = getattr(provider, "name", "model")
         if not candidates:
             return f"via={via} candidates=0"
-        outcome = capture_observations(
+        stored = capture_observations(
             memory.store, candidates, session=session_id, agent=agent, cwd=cwd
         )
-    return f"via={via} candidates={len(candidates)} outcome={outcome}"
+    return f"via={via} candidates={len(candidates)} stored={len(stored)}"

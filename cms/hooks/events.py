@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs milliseconds to import; mypy still reads these imports
+if TYPE_CHECKING:
+    from typing import Any
 
 KNOWN_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PreCompact")
 _BY_LOWER = {name.lower(): name for name in KNOWN_EVENTS}
@@ -17,19 +19,49 @@ MAX_SESSION_ID = 200
 MAX_PROMPT_CHARS = 20_000  # a prompt is only used as a recall query
 
 
-@dataclass(frozen=True)
 class HookEvent:
-    name: str  # one of KNOWN_EVENTS
-    session_id: str
-    cwd: str
-    transcript_path: str | None = None
-    source: str = ""  # SessionStart: startup, resume, clear, compact, fork
-    prompt: str = ""  # UserPromptSubmit
-    last_assistant_message: str | None = None  # Stop
-    stop_hook_active: bool = False  # Stop
-    agent_id: str | None = None  # present only inside a subagent
-    reason: str = ""  # SessionEnd reason or PreCompact trigger
-    agent: str = "claude_code"  # or "codex"
+    """One hook call (a plain slotted class: a dataclass costs milliseconds to build)."""
+
+    __slots__ = (
+        "agent",
+        "agent_id",
+        "cwd",
+        "last_assistant_message",
+        "name",
+        "prompt",
+        "reason",
+        "session_id",
+        "source",
+        "stop_hook_active",
+        "transcript_path",
+    )
+
+    def __init__(
+        self,
+        *,
+        name: str,  # one of KNOWN_EVENTS
+        session_id: str,
+        cwd: str,
+        transcript_path: str | None = None,
+        source: str = "",  # SessionStart: startup, resume, clear, compact, fork
+        prompt: str = "",  # UserPromptSubmit
+        last_assistant_message: str | None = None,  # Stop
+        stop_hook_active: bool = False,  # Stop
+        agent_id: str | None = None,  # present only inside a subagent
+        reason: str = "",  # SessionEnd reason or PreCompact trigger
+        agent: str = "claude_code",  # or "codex"
+    ) -> None:
+        self.name = name
+        self.session_id = session_id
+        self.cwd = cwd
+        self.transcript_path = transcript_path
+        self.source = source
+        self.prompt = prompt
+        self.last_assistant_message = last_assistant_message
+        self.stop_hook_active = stop_hook_active
+        self.agent_id = agent_id
+        self.reason = reason
+        self.agent = agent
 
 
 def canonical_event(name: object) -> str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Literal
 
 from cms import paths
 from cms.config import Config
@@ -19,7 +18,12 @@ from cms.hooks import inject
 from cms.hooks.events import HookEvent
 from cms.hooks.indexview import IndexView, load_index_view
 from cms.log import log_event
-from cms.transcripts.exchange import Exchange
+
+TYPE_CHECKING = False  # typing and the Exchange dataclass stay off the prompt path
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from cms.transcripts.exchange import Exchange
 
 PROMPT_CACHE = "last-prompt.json"
 BRIEFING_HEADING = "[Project observations from earlier sessions]"

@@ -9,31 +9,37 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cms import paths
+
+TYPE_CHECKING = False  # typing costs milliseconds to import; mypy still reads these imports
+if TYPE_CHECKING:
+    from cms.map.model import CorrelationMap
 
 CACHE_NAME = "index-cache.json"
 CACHE_VERSION = 1
 
 # planet id -> [sun title, planet title, mass, fact count], in map order
-Entries = dict[str, list[Any]]
+Entries = dict[str, list[object]]
 
 
-@dataclass(frozen=True)
 class IndexView:
-    text: str  # render_index(map, budget); "" for a map without topics
-    entries: Entries
-    summary: str  # "3 topics, 7 subtopics, 21 facts"
+    """The rendered index and the live planets it lists (a plain class: cheap to define)."""
+
+    __slots__ = ("entries", "summary", "text")
+
+    def __init__(self, text: str, entries: Entries, summary: str) -> None:
+        self.text = text  # render_index(map, budget); "" for a map without topics
+        self.entries = entries
+        self.summary = summary  # "3 topics, 7 subtopics, 21 facts"
 
 
 def _key_of(st: os.stat_result, budget: int) -> list[int]:
     return [CACHE_VERSION, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size, budget]
 
 
-def view_of_map(cmap: Any, budget: int) -> IndexView:
+def view_of_map(cmap: CorrelationMap, budget: int) -> IndexView:
     """Render the index of a CorrelationMap and list its live planets."""
     from cms.map.render import render_index
 
@@ -98,7 +104,7 @@ def load_index_view(session_id: str, budget: int) -> IndexView | None:
     return view
 
 
-def _parse_map(raw: bytes, where: Path) -> Any:
+def _parse_map(raw: bytes, where: Path) -> CorrelationMap:
     import orjson
 
     from cms.errors import CorruptMapError

@@ -12,9 +12,7 @@ import os
 import shlex
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from cms import paths
 from cms.hooks.indexview import Entries, IndexView
@@ -104,7 +102,7 @@ def index_section(view: IndexView) -> list[str]:
     return ["[Chat map index]", *view.text.splitlines()] if view.text else []
 
 
-def _entry_line(mark: str, entry: list[Any]) -> str:
+def _entry_line(mark: str, entry: list[object]) -> str:
     sun, planet, mass, facts = entry
     return f"{mark} {sun} / {planet} (mass {mass}, {facts} fact{'s' if facts != 1 else ''})"
 
@@ -143,12 +141,22 @@ def observation_section(heading: str, lines: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- injection state
 
 
-@dataclass
 class InjectionState:
-    index: str = ""  # the index text the chat has (last full or reconstructed by deltas)
-    entries: Entries = field(default_factory=dict)
-    observations: list[int] = field(default_factory=list)  # ids already shown in this chat
-    at: float = 0.0
+    """What a chat has been shown (a plain class: cheap to define on the prompt path)."""
+
+    __slots__ = ("at", "entries", "index", "observations")
+
+    def __init__(
+        self,
+        index: str = "",
+        entries: Entries | None = None,
+        observations: list[int] | None = None,
+        at: float = 0.0,
+    ) -> None:
+        self.index = index  # the index text the chat was last shown in full
+        self.entries: Entries = entries if entries is not None else {}
+        self.observations: list[int] = observations if observations is not None else []
+        self.at = at
 
 
 def state_path(session_id: str) -> Path:

@@ -11,6 +11,7 @@ import pytest
 from cms import paths
 from cms.hooks.runner import handle_hook
 from cms.map.schema import map_schema_error
+from cms.observations.access import open_project_memory
 from cms.transcripts.reader import read_exchanges
 from tests.hooks.helpers import turn_boundaries
 
@@ -88,3 +89,8 @@ def test_real_transcript_replayed_through_stop_builds_a_valid_map(
         "reason": "other",
     }
     assert handle_hook("SessionEnd", json.dumps(end).encode("utf-8")) is None
+    assert log_errors() == []
+    memory = open_project_memory(tmp_path, create=False)
+    assert memory is not None
+    with memory:
+        assert memory.store.list_observations(), "the session's facts become observations"

@@ -17,6 +17,7 @@ from cms import paths
 from cms.hooks import queue, worker
 from cms.locking import exclusive_lock
 from cms.map.store import load_map
+from cms.observations.access import open_project_memory
 from tests.hooks.helpers import (
     all_text_under,
     assert_clean_reply,
@@ -263,6 +264,12 @@ def test_a_planted_secret_never_reaches_the_queue_map_store_or_log(tmp_path: Pat
     cmap_text = paths.map_path(SESSION).read_text(encoding="utf-8")
     assert "staging" in cmap_text
     assert_no_secret(cmap_text, "the map")
+    memory = open_project_memory(tmp_path, create=False)
+    assert memory is not None
+    with memory:
+        stored = memory.store.list_observations()
+    assert stored, "SessionEnd must have captured observations"
+    assert_no_secret(" ".join(f"{o.title} {o.body}" for o in stored), "the observations")
     assert_no_secret(all_text_under(paths.cms_home() / "projects"), "the observation store")
     assert_no_secret(all_text_under(paths.log_path().parent), "the log")
     assert_no_secret(all_text_under(paths.cms_home()), "CMS_HOME")
