@@ -103,10 +103,13 @@ async def memory_client(cwd: Path, config: Config | None = None) -> AsyncIterato
 
 
 @asynccontextmanager
-async def stdio_session(cwd: Path, errlog: TextIO) -> AsyncIterator[Client]:
-    """A client talking to `python -m cms mcp` started in cwd; its stderr goes to errlog."""
+async def stdio_session(cwd: Path, errlog: TextIO, mode: str = "auto") -> AsyncIterator[Client]:
+    """A client talking to `python -m cms mcp` started in cwd; its stderr goes to errlog.
+
+    mode "legacy" uses the initialize handshake, as Claude Code and Codex do.
+    """
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "cms", "mcp"], env=server_env(), cwd=str(cwd)
     )
-    async with Client(stdio_client(params, errlog=errlog)) as client:
+    async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:
         yield client

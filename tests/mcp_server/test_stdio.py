@@ -120,3 +120,19 @@ def test_the_server_serves_the_project_of_its_working_folder(tmp_path: Path) -> 
     here, there = run_session(second, tmp_path / "e2.txt", recall_in_second)
     assert "make lint" not in text_of(here)
     assert "Run the linter with make lint" in text_of(there)
+
+
+def test_a_client_using_the_initialize_handshake_is_served(tmp_path: Path) -> None:
+    """Claude Code and Codex start with `initialize`, not the newer discovery request."""
+    project = make_git_project(tmp_path / "proj")
+    seed_map("chat-legacy", storage_ops())
+
+    async def run() -> Any:
+        with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog:
+            async with stdio_session(project, errlog, mode="legacy") as client:
+                names = {t.name for t in (await client.list_tools()).tools}
+                return names, await client.call_tool("search_map", {"query": "postgres"})
+
+    names, result = anyio.run(run)
+    assert "search_map" in names and "remember" in names
+    assert "F3 [Storage > Database] Use Postgres 16 with pgvector" in text_of(result)
