@@ -1,0 +1,265 @@
+"""Capture: redaction, dedup and supersession, branch/commit recording, map promotion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cms.map.model import CorrelationMap, Planet, Satellite, Sun
+from cms.observations.access import open_project_memory
+from cms.observations.capture import (
+    capture_observations,
+    capture_with_outcomes,
+    guess_kind,
+    importance_from_mass,
+    observations_from_map,
+)
+from cms.observations.store import NewObservation
+
+from .gitrepo import commit_file, git, make_repo, memory
+
+SECRET = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 3
+
+
+@pytest.fixture
+def plain(tmp_path: Path) -> Path:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    return folder
+
+
+def test_secrets_are_redacted_before_they_reach_the_store(plain: Path) -> None:
+    with memory(plain) as mem:
+        capture_observations(
+            mem.store,
+            [
+                NewObservation(
+                    "command",
+                    f"Call the API with {SECRET}",
+                    f"export KEY={SECRET}",
+                    (f"{SECRET}.txt",),
+                )
+            ],
+            session="s",
+            agent="claude",
+            cwd=plain,
+        )
+    raw = b"".join(p.read_bytes() for p in mem.store.path.parent.glob("observations.db*"))
+    assert SECRET.encode() not in raw
+    with memory(plain) as mem:
+        obs = mem.store.list_observations()[0]
+    assert "[REDACTED:" in obs.title and "[REDACTED:" in obs.body and "[REDACTED:" in obs.files[0]
+
+
+def test_same_kind_and_title_on_the_same_branch_supersedes(plain: Path) -> None:
+    with memory(plain) as mem:
+        first = capture_observations(
+            mem.store,
+            [NewObservation("decision", "Database", "sqlite for now")],
+            session="s1",
+            agent="a",
+            cwd=plain,
+        )
+        second = capture_observations(
+            mem.store,
+            [NewObservation("decision", "database.", "postgres since the load test")],
+            session="s2",
+            agent="a",
+            cwd=plain,
+        )
+        live = mem.store.list_observations()
+        old = mem.store.get(first[0])
+    assert [o.id for o in live] == second
+    assert old is not None and old.superseded_by == second[0]
+
+
+def test_a_near_identical_body_is_skipped_and_keeps_the_higher_importance(plain: Path) -> None:
+    body = "The refresh loop came from comparing token.exp with Date.now() in milliseconds."
+    with memory(plain) as mem:
+        kept = capture_observations(
+            mem.store,
+            [NewObservation("bugfix", "Refresh loop", body, importance=2)],
+            session="s1",
+            agent="a",
+            cwd=plain,
+        )
+        outcomes = capture_with_outcomes(
+            mem.store,
+            [
+                NewObservation(
+                    "learning",
+                    "JWT exp is in seconds",
+                    body.replace("milliseconds", "milliseconds!"),
+                    importance=4,
+                )
+            ],
+            session="s2",
+            agent="a",
+            cwd=plain,
+        )
+        assert [(o.id, o.status) for o in outcomes] == [(kept[0], "duplicate")]
+        assert (
+            capture_observations(
+                mem.store,
+                [NewObservation("bugfix", "Refresh loop", body)],
+                session="s3",
+                agent="a",
+                cwd=plain,
+            )
+            == []
+        )
+        stored = mem.store.list_observations()
+    assert [o.id for o in stored] == kept
+    assert stored[0].importance == 4
+
+
+def test_a_candidate_matching_an_archived_one_brings_it_back(plain: Path) -> None:
+    with memory(plain) as mem:
+        old_id = mem.store.add(
+            NewObservation(
+                "learning", "Ruff config lives in pyproject", "the [tool.ruff] table", importance=1
+            ),
+            created_at=1.0,
+        )
+        mem.store.archive_stale(now=10 * 86400.0, stale_after_days=1, max_importance=2)
+        assert mem.store.list_observations() == []
+        outcomes = capture_with_outcomes(
+            mem.store,
+            [NewObservation("learning", "Ruff config lives in pyproject", "the [tool.ruff] table")],
+            session="s",
+            agent="a",
+            cwd=plain,
+        )
+        assert outcomes[0].id == old_id and outcomes[0].status == "duplicate"
+        assert [o.id for o in mem.store.list_observations()] == [old_id]
+
+
+def test_candidates_without_a_title_are_dropped(plain: Path) -> None:
+    with memory(plain) as mem:
+        stored = capture_observations(
+            mem.store,
+            [NewObservation("other", "  ", "body"), NewObservation("other", "ok", "")],
+            session="s",
+            agent="a",
+            cwd=plain,
+        )
+        assert len(stored) == 1
+
+
+def test_capture_records_branch_and_commit_and_dedups_per_branch(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "app")
+    git(repo, "checkout", "-q", "-b", "feat")
+    head = commit_file(repo, "f.txt", "f", "feature")
+    with memory(repo) as mem:
+        on_feat = capture_observations(
+            mem.store,
+            [NewObservation("decision", "State library", "zustand")],
+            session="s",
+            agent="codex",
+            cwd=repo,
+        )
+    git(repo, "checkout", "-q", "main")
+    with memory(repo) as mem:
+        on_main = capture_observations(
+            mem.store,
+            [NewObservation("decision", "State library", "redux")],
+            session="s",
+            agent="codex",
+            cwd=repo,
+        )
+        feat_obs, main_obs = mem.store.get(on_feat[0]), mem.store.get(on_main[0])
+    assert feat_obs is not None and main_obs is not None
+    assert (feat_obs.branch, feat_obs.commit, feat_obs.shared_commit) == ("feat", head, False)
+    assert (main_obs.branch, main_obs.superseded_by, feat_obs.superseded_by) == ("main", None, None)
+    assert (feat_obs.session, feat_obs.agent) == ("s", "codex")
+
+
+def test_prompt_hook_open_does_not_create_a_store(tmp_path: Path) -> None:
+    folder = tmp_path / "never-captured"
+    folder.mkdir()
+    assert open_project_memory(folder, create=False) is None
+    assert open_project_memory(folder, create=False) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("We decided to use pnpm instead of npm", "decision"),
+        ("Chose SQLite over Postgres for local runs", "decision"),
+        ("Fixed the refresh loop: exp is in seconds", "bugfix"),
+        ("Tests error out when TZ is unset", "bugfix"),
+        ("Run `pytest -q tests/map` before pushing", "command"),
+        ("$ make release builds the wheel", "command"),
+        ("The user prefers short answers", "preference"),
+        ("Never commit generated files", "preference"),
+        ("src/auth/refresh.ts holds the token refresh logic", "file_summary"),
+        ("Turns out FTS5 bm25 is negative for better matches", "learning"),
+        ("Note: the CI image has no git lfs", "learning"),
+        ("The logo is blue", "other"),
+    ],
+)
+def test_kind_is_guessed_from_the_wording(text: str, kind: str) -> None:
+    assert guess_kind(text) == kind
+
+
+def test_importance_grows_with_planet_mass() -> None:
+    assert [importance_from_mass(m) for m in (1, 2, 3, 4, 8, 100)] == [2, 3, 3, 4, 5, 5]
+    assert importance_from_mass(1, archived=True) == 1
+
+
+def sat(n: int, text: str) -> Satellite:
+    return Satellite(
+        id=f"F{n}",
+        text=text,
+        created_at="2026-01-01T00:00:00Z",
+        updated_at="2026-01-01T00:00:00Z",
+        turn=n,
+    )
+
+
+def test_map_facts_become_one_observation_per_planet_and_kind() -> None:
+    stamp = "2026-01-01T00:00:00Z"
+    planet = Planet(
+        id="P2",
+        title="Package manager",
+        mass=4,
+        created_at=stamp,
+        updated_at=stamp,
+        satellites=[
+            sat(3, "Decided to use pnpm workspaces instead of npm"),
+            sat(4, "npm hoisting broke the shared types bug"),
+            sat(5, "Switched to pnpm after the type errors"),
+        ],
+    )
+    old = Planet(
+        id="P7",
+        title="Old notes",
+        mass=1,
+        created_at=stamp,
+        updated_at=stamp,
+        satellites=[sat(8, "pnpm-workspace.yaml lists apps/* and packages/*")],
+        archived_at=stamp,
+        sun_id="S1",
+        sun_title="Tooling",
+    )
+    cmap = CorrelationMap(
+        session_id="s",
+        project="p",
+        next_id=9,
+        created_at=stamp,
+        updated_at=stamp,
+        suns=[Sun(id="S1", title="Tooling", created_at=stamp, planets=[planet])],
+        archive=[old],
+    )
+    candidates = observations_from_map(cmap)
+    by_kind = {(c.title, c.kind): c for c in candidates}
+    decision = by_kind[("Tooling: Package manager", "decision")]
+    assert decision.body.splitlines() == [
+        "- Decided to use pnpm workspaces instead of npm",
+        "- Switched to pnpm after the type errors",
+    ]
+    assert decision.importance == 4
+    assert ("Tooling: Package manager", "bugfix") in by_kind
+    archived = by_kind[("Tooling: Old notes", "file_summary")]
+    assert archived.files == ("pnpm-workspace.yaml",) and archived.importance == 1
