@@ -10,15 +10,35 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 
-@dataclass(frozen=True)
 class Project:
-    id: str
-    root: Path  # the work tree (or folder) the cwd is in
-    git_common_dir: Path | None
+    """A project: its id, the work tree (or folder) the cwd is in, and its common git dir.
+
+    A plain slotted value class: building a dataclass costs milliseconds on the prompt path.
+    """
+
+    __slots__ = ("git_common_dir", "id", "root")
+
+    def __init__(self, id: str, root: Path, git_common_dir: Path | None) -> None:
+        self.id = id
+        self.root = root
+        self.git_common_dir = git_common_dir
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.id, self.root, self.git_common_dir)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Project) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Project(id={self.id!r}, root={self.root!r}, git_common_dir={self.git_common_dir!r})"
+        )
 
 
 def _read_gitdir_file(dot_git: Path) -> Path | None:

@@ -7,7 +7,6 @@ and the light cms modules, so the prompt hook can use it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from cms.observations.scope import BranchScope, current_scope
@@ -17,11 +16,15 @@ from cms.project import Project, identify_project
 GIT_CACHE_NAME = "git-cache.json"
 
 
-@dataclass
 class ProjectMemory:
-    project: Project
-    store: ObservationStore
-    scope: BranchScope
+    """A project's open store and its branch scope; close it (or use `with`) when done."""
+
+    __slots__ = ("project", "scope", "store")
+
+    def __init__(self, project: Project, store: ObservationStore, scope: BranchScope) -> None:
+        self.project = project
+        self.store = store
+        self.scope = scope
 
     def close(self) -> None:
         self.store.close()

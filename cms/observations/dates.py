@@ -31,12 +31,20 @@ DAY_BEFORE = 2 * 86400.0  # a day named in a query covers two days before it ...
 DAY_AFTER = 2 * 86400.0  # ... and two days after it (talk about an event comes a bit later)
 MONTH_AFTER = 10 * 86400.0  # a month also covers the first days of the next one
 
-_PATTERNS = (
-    ("dmy", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE)),
-    ("mdy", re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE)),
-    ("iso", re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")),
-    ("my", re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE)),
+_SOURCES = (
+    ("dmy", rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b"),
+    ("mdy", rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b"),
+    ("iso", r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b"),
+    ("my", rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b"),
 )
+_compiled: list[tuple[str, re.Pattern[str]]] = []
+
+
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """The date patterns, compiled on first use (most prompts hold no digit and never need them)."""
+    if not _compiled:
+        _compiled.extend((kind, re.compile(src, re.IGNORECASE)) for kind, src in _SOURCES)
+    return _compiled
 
 
 def _month_number(name: str) -> int:
@@ -65,8 +73,10 @@ def _month_window(year: int, month: int) -> tuple[float, float]:
 def query_dates(text: str) -> tuple[list[tuple[float, float]], str]:
     """(time windows named in text, the text without those date phrases)."""
     windows: list[tuple[float, float]] = []
+    if not any(ch.isdigit() for ch in text):  # every form names a day or a year
+        return windows, text
     rest = text
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in _patterns():
         for match in pattern.finditer(rest):
             g = match.groups()
             try:

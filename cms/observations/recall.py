@@ -13,7 +13,6 @@ import re
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from cms.observations.dates import query_dates
 from cms.observations.scope import BranchScope
@@ -84,12 +83,24 @@ _EXTRA_STOPWORDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
 class RecalledObservation:
-    observation: Observation
-    score: float  # the final ranking score, 0..1
-    relevance: float  # the text match alone, 0..1
-    visibility: str  # why it is visible on this branch (see BranchScope.visibility)
+    """One recall result (a plain slotted class: no dataclass build on the prompt path)."""
+
+    __slots__ = ("observation", "relevance", "score", "visibility")
+
+    def __init__(
+        self, observation: Observation, score: float, relevance: float, visibility: str
+    ) -> None:
+        self.observation = observation
+        self.score = score  # the final ranking score, 0..1
+        self.relevance = relevance  # the text match alone, 0..1
+        self.visibility = visibility  # why it is visible here (see BranchScope.visibility)
+
+    def __repr__(self) -> str:
+        return (
+            f"RecalledObservation(id={self.observation.id}, score={self.score:.3f}, "
+            f"relevance={self.relevance:.3f}, visibility={self.visibility!r})"
+        )
 
 
 def query_terms(text: str) -> list[str]:

@@ -21,18 +21,43 @@ _CACHE_LIMIT = 4096
 _GIT_TIMEOUT = 10.0
 
 
-@dataclass(frozen=True)
 class GitState:
-    """What the .git files say about one work tree."""
+    """What the .git files say about one work tree (a plain slotted class, built per prompt)."""
 
-    root: Path
-    git_dir: Path
-    common_dir: Path
-    branch: str | None  # None when HEAD is detached
-    head: str | None  # None before the first commit
-    branches: dict[str, str]  # local branch -> commit
-    default_branches: frozenset[str]
-    gone_branches: frozenset[str]  # upstream configured but its ref is gone
+    __slots__ = (
+        "branch",
+        "branches",
+        "common_dir",
+        "default_branches",
+        "git_dir",
+        "gone_branches",
+        "head",
+        "root",
+    )
+
+    def __init__(
+        self,
+        *,
+        root: Path,
+        git_dir: Path,
+        common_dir: Path,
+        branch: str | None,
+        head: str | None,
+        branches: dict[str, str],
+        default_branches: frozenset[str],
+        gone_branches: frozenset[str],
+    ) -> None:
+        self.root = root
+        self.git_dir = git_dir
+        self.common_dir = common_dir
+        self.branch = branch  # None when HEAD is detached
+        self.head = head  # None before the first commit
+        self.branches = branches  # local branch -> commit
+        self.default_branches = default_branches
+        self.gone_branches = gone_branches  # upstream configured but its ref is gone
+
+    def __repr__(self) -> str:
+        return f"GitState(root={self.root!r}, branch={self.branch!r}, head={self.head!r})"
 
 
 def _read_text(path: Path) -> str | None:

@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import contextlib
 import json
-import random
 import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
 from cms import paths
 from cms.errors import StoreError
 from cms.observations.migrations import KINDS, SCHEMA_VERSION, apply_migrations
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing costs milliseconds to import on the prompt path; mypy reads it
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 DB_NAME = "observations.db"
 MAX_TITLE = 200
@@ -36,15 +38,43 @@ COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
 class NewObservation:
-    """A candidate observation, before it is checked, redacted, deduplicated and stored."""
+    """A candidate observation, before it is checked, redacted, deduplicated and stored.
 
-    kind: str
-    title: str
-    body: str = ""
-    files: tuple[str, ...] = ()
-    importance: int = 3
+    A plain slotted class (building a dataclass costs milliseconds on the prompt path); treat
+    instances as immutable.
+    """
+
+    __slots__ = ("body", "files", "importance", "kind", "title")
+
+    def __init__(
+        self,
+        kind: str,
+        title: str,
+        body: str = "",
+        files: tuple[str, ...] = (),
+        importance: int = 3,
+    ) -> None:
+        self.kind = kind
+        self.title = title
+        self.body = body
+        self.files = tuple(files)
+        self.importance = importance
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.kind, self.title, self.body, self.files, self.importance)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NewObservation) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"NewObservation(kind={self.kind!r}, title={self.title!r}, body={self.body!r}, "
+            f"files={self.files!r}, importance={self.importance!r})"
+        )
 
 
 @dataclass(frozen=True)
@@ -211,7 +241,7 @@ class ObservationStore:
                 return step()
             except sqlite3.Error as exc:
                 if _is_busy(exc) and time.monotonic() < deadline:
-                    time.sleep(delay * (0.5 + random.random()))
+                    time.sleep(delay * (0.5 + (time.perf_counter_ns() % 1009) / 1009))  # jitter
                     delay = min(delay * 2, 0.2)
                     continue
                 raise StoreError(f"observation store {self.path}: {what} failed: {exc}") from exc
