@@ -128,13 +128,14 @@ def match_expression(text: str) -> str | None:
     return " OR ".join(f'"{t}"' for t in terms)
 
 
-def term_patterns(terms: Sequence[str]) -> list[re.Pattern[str]]:
-    """One pattern per term: its light stem at the start of a word (a whole word if short)."""
+def term_patterns(terms: Sequence[str]) -> list[tuple[str, re.Pattern[str]]]:
+    """Per term: its light stem, and a pattern for that stem at the start of a word (the whole
+    word when short). The stem doubles as a fast substring test before the regex runs."""
     patterns = []
     for term in terms:
         base = stem(term)
         tail = "" if len(base) >= 4 else r"\b"
-        patterns.append(re.compile(r"\b" + re.escape(base) + tail))
+        patterns.append((base, re.compile(r"\b" + re.escape(base) + tail)))
     return patterns
 
 
@@ -164,7 +165,7 @@ def score_hits(
     """
     patterns = term_patterns(terms)
     texts = [_text_of(obs) for obs, _ in hits]
-    present = [[bool(p.search(t)) for p in patterns] for t in texts]
+    present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
     count = len(hits)
     weights = [
         math.log(1 + (count + 1) / (1 + sum(row[i] for row in present)))
