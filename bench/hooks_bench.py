@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.search_bench import WORDS, build_map
-from bench.timing import PYTHON, bench_env, run_once
+from bench.timing import PYTHON, bench_env, cms_command, run_once
 
 SESSION = "bench-session-0001"
 WRITER_SESSION = "bench-writer-0001"  # Stop/SessionEnd/PreCompact change this chat, not SESSION
@@ -177,7 +177,7 @@ def main() -> None:
 
         writer = {**base, "session_id": WRITER_SESSION}
 
-        hook = [PYTHON, "-m", "cms", "hook"]
+        hook = [*cms_command(), "hook"]
         cases: dict[str, tuple[list[str], dict[str, object], Callable[[], None] | None]] = {
             "SessionStart (index + briefing)": (
                 [*hook, "SessionStart"],

@@ -16,7 +16,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PYTHON = os.path.realpath(sys.executable)
+# sys.executable is the real interpreter (a pyenv shim execs it) or the venv's own python;
+# resolving the venv symlink would lose the venv and measure another site-packages.
+PYTHON = sys.executable
+
+
+def cms_command() -> list[str]:
+    """How hooks start cms: the environment's console script (as install.py wires it), else -m."""
+    script = Path(sys.prefix) / "bin" / "cms"
+    return [str(script)] if script.exists() else [PYTHON, "-m", "cms"]
 
 
 def bench_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

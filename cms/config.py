@@ -6,32 +6,63 @@ bad values raise ConfigError with the key's name. It never writes the file.
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from cms import paths
 from cms.errors import ConfigError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 PROVIDER_MODES = ("auto", "anthropic", "claude_cli", "local")
 
 
-@dataclass(frozen=True)
-class MapConfig:
+class _Section:
+    """A config section: typed attributes whose class values are the defaults.
+
+    Plain classes rather than dataclasses: this module loads on every hook, and building
+    dataclasses (and importing their machinery) costs tens of milliseconds there.
+    """
+
+    def __init__(self, **values: Any) -> None:
+        names = self.keys()
+        for key in values:
+            if key not in names:
+                raise TypeError(f"{type(self).__name__} has no key {key!r}")
+        for key in names:
+            value = values[key] if key in values else getattr(type(self), key)
+            object.__setattr__(self, key, value)
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        return tuple(cls.__annotations__)
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(f"config sections are read-only ({key})")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+
+class MapConfig(_Section):
     max_planets: int = 50
 
 
-@dataclass(frozen=True)
-class HooksConfig:
+class HooksConfig(_Section):
     exclude: tuple[str, ...] = ()
     inject_max_chars: int = 9500
     recall_limit: int = 3
     briefing_limit: int = 5
 
 
-@dataclass(frozen=True)
-class ProviderConfig:
+class ProviderConfig(_Section):
     mode: str = "auto"
     update_model: str = "claude-haiku-4-5"
     search_model: str = "claude-haiku-4-5"
@@ -44,40 +75,41 @@ class ProviderConfig:
     prompts_dir: str = ""
 
 
-@dataclass(frozen=True)
-class WorkerConfig:
+class WorkerConfig(_Section):
     job_timeout_seconds: float = 180.0
     max_attempts: int = 3
     idle_exit_seconds: float = 2.0
 
 
-@dataclass(frozen=True)
-class ObservationsConfig:
+class ObservationsConfig(_Section):
     min_relevance: float = 0.15
     stale_after_days: int = 90
     stale_max_importance: int = 2
 
 
-@dataclass(frozen=True)
-class LogConfig:
+class LogConfig(_Section):
     max_bytes: int = 1_000_000
     backups: int = 3
     level: str = "info"
 
 
-@dataclass(frozen=True)
-class Config:
-    map: MapConfig = field(default_factory=MapConfig)
-    hooks: HooksConfig = field(default_factory=HooksConfig)
-    provider: ProviderConfig = field(default_factory=ProviderConfig)
-    worker: WorkerConfig = field(default_factory=WorkerConfig)
-    observations: ObservationsConfig = field(default_factory=ObservationsConfig)
-    log: LogConfig = field(default_factory=LogConfig)
+class Config(_Section):
+    map: MapConfig
+    hooks: HooksConfig
+    provider: ProviderConfig
+    worker: WorkerConfig
+    observations: ObservationsConfig
+    log: LogConfig
     source: str = ""
     warnings: tuple[str, ...] = ()
 
+    def __init__(self, **values: Any) -> None:
+        for name, cls in _SECTIONS.items():
+            values.setdefault(name, cls())
+        super().__init__(**values)
 
-_SECTIONS: dict[str, type[Any]] = {
+
+_SECTIONS: dict[str, type[_Section]] = {
     "map": MapConfig,
     "hooks": HooksConfig,
     "provider": ProviderConfig,
@@ -149,7 +181,7 @@ def parse_config(data: dict[str, Any], source: str = "") -> Config:
         if not isinstance(value, dict):
             raise ConfigError(f"[{name}] must be a table")
         defaults = cls()
-        known = {f.name for f in fields(cls)}
+        known = cls.keys()
         kwargs: dict[str, Any] = {}
         for key, item in value.items():
             if key not in known:
@@ -169,6 +201,8 @@ def load_config(path: Path | None = None) -> Config:
         return Config()
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
+    import tomllib  # only when a config file exists: a hook without one skips the import
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

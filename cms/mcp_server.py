@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec
 
@@ -248,7 +248,7 @@ class MemoryTools:
         with memory:
             scope = memory.scope
             if branch is not None:
-                scope = replace(scope, branch=branch, head=_branch_head(memory, branch))
+                scope = scope.with_branch(branch, _branch_head(memory, branch))
             now = time.time()
             found = recall(
                 memory.store,

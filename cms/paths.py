@@ -5,7 +5,6 @@ Only computes paths; it creates folders on request and never reads or writes dat
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
@@ -33,6 +32,8 @@ def safe_name(raw: str) -> str:
     """A folder name for an id from outside (session ids); odd ids are hashed, never trusted."""
     if _SAFE_ID.match(raw) and ".." not in raw:
         return raw
+    import hashlib  # rare: only odd ids; keeps hashlib off the hook fast path
+
     return "x-" + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 
 

@@ -8,7 +8,6 @@ never runs git (this is on the hook fast path).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
@@ -74,6 +73,18 @@ def find_git_dirs(cwd: Path) -> tuple[Path, Path, Path] | None:
     return None
 
 
+def _sha256_hex(data: bytes) -> str:
+    """SHA-256 without importing hashlib, whose OpenSSL start costs ~5 ms on every hook."""
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+        except ImportError:
+            from hashlib import sha256
+    return str(sha256(data).hexdigest())
+
+
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:40] or "project"
 
@@ -93,5 +104,5 @@ def identify_project(cwd: str | Path) -> Project:
         root, _gitdir, common = found
         key = str(common)
         name = common.parent.name if common.name == ".git" else common.name.removesuffix(".git")
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    digest = _sha256_hex(key.encode("utf-8"))[:12]
     return Project(id=f"{_slug(name)}-{digest}", root=root, git_common_dir=common)

@@ -12,7 +12,6 @@ import json
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from cms.errors import StoreError
@@ -91,8 +90,7 @@ def update_observation(
                 observation_id,
             ),
         )
-        return replace(
-            old,
+        return old.replace(
             kind=new.kind,
             title=new.title,
             body=new.body,

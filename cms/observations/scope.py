@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cms.project import find_git_dirs
@@ -318,17 +317,54 @@ class AncestryCache:
         return answer
 
 
-@dataclass
 class BranchScope:
-    """Where recall happens: decides which captured branch/commit pairs are visible there."""
+    """Where recall happens: decides which captured branch/commit pairs are visible there.
 
-    in_git: bool
-    branch: str | None = None
-    head: str | None = None
-    default_branches: frozenset[str] = frozenset()
-    existing_branches: frozenset[str] = frozenset()
-    gone_branches: frozenset[str] = frozenset()
-    ancestry: AncestryCache | None = field(default=None, repr=False)
+    A plain slotted class (a dataclass would pull its machinery onto the prompt path).
+    """
+
+    __slots__ = (
+        "ancestry",
+        "branch",
+        "default_branches",
+        "existing_branches",
+        "gone_branches",
+        "head",
+        "in_git",
+    )
+
+    def __init__(
+        self,
+        in_git: bool,
+        branch: str | None = None,
+        head: str | None = None,
+        default_branches: frozenset[str] = frozenset(),
+        existing_branches: frozenset[str] = frozenset(),
+        gone_branches: frozenset[str] = frozenset(),
+        ancestry: AncestryCache | None = None,
+    ) -> None:
+        self.in_git = in_git
+        self.branch = branch
+        self.head = head
+        self.default_branches = default_branches
+        self.existing_branches = existing_branches
+        self.gone_branches = gone_branches
+        self.ancestry = ancestry
+
+    def with_branch(self, branch: str, head: str | None) -> BranchScope:
+        """The same repository seen from another branch."""
+        return BranchScope(
+            self.in_git,
+            branch,
+            head,
+            self.default_branches,
+            self.existing_branches,
+            self.gone_branches,
+            self.ancestry,
+        )
+
+    def __repr__(self) -> str:
+        return f"BranchScope(in_git={self.in_git!r}, branch={self.branch!r}, head={self.head!r})"
 
     @classmethod
     def everywhere(cls) -> BranchScope:

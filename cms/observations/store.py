@@ -14,7 +14,6 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from cms import paths
@@ -77,27 +76,110 @@ class NewObservation:
         )
 
 
-@dataclass(frozen=True)
 class Observation:
-    """A stored observation (times are Unix seconds)."""
+    """A stored observation (times are Unix seconds); treat instances as immutable.
 
-    id: int
-    project: str
-    kind: str
-    title: str
-    body: str
-    files: tuple[str, ...]
-    importance: int
-    branch: str | None
-    commit: str | None
-    shared_commit: bool  # the capture commit was already on another branch: proves no merge
-    session: str | None
-    agent: str | None
-    created_at: float
-    updated_at: float
-    last_recalled_at: float | None
-    superseded_by: int | None
-    archived_at: float | None
+    A plain slotted class: a dataclass would pull its machinery onto the prompt path.
+    `shared_commit` means the capture commit was already on another branch (proves no merge).
+    """
+
+    __slots__ = (
+        "agent",
+        "archived_at",
+        "body",
+        "branch",
+        "commit",
+        "created_at",
+        "files",
+        "id",
+        "importance",
+        "kind",
+        "last_recalled_at",
+        "project",
+        "session",
+        "shared_commit",
+        "superseded_by",
+        "title",
+        "updated_at",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: int,
+        project: str,
+        kind: str,
+        title: str,
+        body: str,
+        files: tuple[str, ...],
+        importance: int,
+        branch: str | None,
+        commit: str | None,
+        shared_commit: bool,
+        session: str | None,
+        agent: str | None,
+        created_at: float,
+        updated_at: float,
+        last_recalled_at: float | None,
+        superseded_by: int | None,
+        archived_at: float | None,
+    ) -> None:
+        self.id = id
+        self.project = project
+        self.kind = kind
+        self.title = title
+        self.body = body
+        self.files = files
+        self.importance = importance
+        self.branch = branch
+        self.commit = commit
+        self.shared_commit = shared_commit
+        self.session = session
+        self.agent = agent
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.last_recalled_at = last_recalled_at
+        self.superseded_by = superseded_by
+        self.archived_at = archived_at
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in _OBSERVATION_FIELDS)
+
+    def replace(self, **changes: object) -> Observation:
+        """A copy with some fields changed."""
+        values = dict(zip(_OBSERVATION_FIELDS, self._values(), strict=True))
+        values.update(changes)
+        return Observation(**values)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Observation) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Observation(id={self.id!r}, kind={self.kind!r}, title={self.title!r}, branch={self.branch!r})"
+
+
+_OBSERVATION_FIELDS = (
+    "id",
+    "project",
+    "kind",
+    "title",
+    "body",
+    "files",
+    "importance",
+    "branch",
+    "commit",
+    "shared_commit",
+    "session",
+    "agent",
+    "created_at",
+    "updated_at",
+    "last_recalled_at",
+    "superseded_by",
+    "archived_at",
+)
 
 
 def store_path(project_id: str) -> Path:
