@@ -29,9 +29,10 @@ from cms.map.render import render_full, render_index
 from cms.map.store import load_map
 from cms.observations.access import ProjectMemory, open_project_memory
 from cms.observations.capture import capture_with_outcomes
+from cms.observations.export import observation_record
 from cms.observations.recall import RecalledObservation, format_observation_line, recall
 from cms.observations.revisions import supersede_observation, update_observation
-from cms.observations.store import NewObservation, Observation
+from cms.observations.store import NewObservation
 from cms.project import identify_project
 from cms.search import FactHit, Selector, all_facts, search_local, search_with_selector
 
@@ -112,21 +113,6 @@ def _tool_errors(name: str, fn: Callable[P, CallToolResult]) -> Callable[P, Call
             raise
 
     return run
-
-
-def _observation_dict(obs: Observation) -> dict[str, Any]:
-    return {
-        "id": obs.id,
-        "kind": obs.kind,
-        "title": obs.title,
-        "body": obs.body,
-        "files": list(obs.files),
-        "importance": obs.importance,
-        "branch": obs.branch,
-        "commit": obs.commit,
-        "created_at": obs.created_at,
-        "updated_at": obs.updated_at,
-    }
 
 
 @dataclass(frozen=True)
@@ -308,7 +294,7 @@ class MemoryTools:
         }[outcome.status]
         data = {"project": project, "id": outcome.id, "status": outcome.status}
         if stored is not None:
-            data["observation"] = _observation_dict(stored)
+            data["observation"] = observation_record(stored)
         return _result(text, data)
 
     def update(
@@ -348,7 +334,7 @@ class MemoryTools:
         line = format_observation_line(obs, time.time(), None)
         return _result(
             f"Updated #{obs.id}: {line}",
-            {"project": project, "id": obs.id, "observation": _observation_dict(obs)},
+            {"project": project, "id": obs.id, "observation": observation_record(obs)},
         )
 
     def supersede(
@@ -438,7 +424,7 @@ def _branch_head(memory: ProjectMemory, branch: str) -> str | None:
 
 
 def _recalled_dict(found: RecalledObservation) -> dict[str, Any]:
-    data = _observation_dict(found.observation)
+    data = observation_record(found.observation)
     data["score"] = round(found.score, 4)
     data["visibility"] = found.visibility
     return data

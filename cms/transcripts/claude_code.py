@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cms.transcripts import cleanup, jsonl
-from cms.transcripts.exchange import Exchange, ToolCall
+from cms.transcripts.exchange import Exchange
 from cms.transcripts.jsonl import Record
 from cms.transcripts.redact import redact_text
 
@@ -228,19 +228,6 @@ def _result_text(block: dict[str, Any], record: Record, single: bool) -> str:
     return cleanup.strip_line_numbers(text)
 
 
-class _Tool:
-    def __init__(self, name: str, summary: str) -> None:
-        self.name, self.summary, self.output, self.is_error = name, summary, "", False
-
-    def freeze(self) -> ToolCall:
-        return ToolCall(
-            name=self.name,
-            input=cleanup.one_line(self.summary, cleanup.TOOL_INPUT_LIMIT),
-            output=cleanup.clean_text(self.output, cleanup.TOOL_OUTPUT_LIMIT),
-            is_error=self.is_error,
-        )
-
-
 class _Turn:
     """One genuine prompt and every main-chain record after it, up to the next prompt."""
 
@@ -249,8 +236,8 @@ class _Turn:
         self.queued: list[str] = []
         self.texts: list[str] = []
         self.seen: set[object] = set()
-        self.tools: list[_Tool] = []
-        self.by_id: dict[str, _Tool] = {}
+        self.tools: list[cleanup.PendingTool] = []
+        self.by_id: dict[str, cleanup.PendingTool] = {}
         self.files: list[str] = []
         self.extra: dict[str, str] = {}
 
@@ -307,7 +294,7 @@ class _Turn:
             return
         name = str(block.get("name") or "tool")
         summary, paths = _tool_input(name, block.get("input"))
-        tool = _Tool(name, summary)
+        tool = cleanup.PendingTool(name, summary)
         self.tools.append(tool)
         if isinstance(tool_id, str):
             self.by_id[tool_id] = tool

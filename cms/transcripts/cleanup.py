@@ -119,3 +119,18 @@ def add_file(files: list[str], path: object) -> None:
         cleaned = redact_text(path.strip())
         if cleaned not in files:
             files.append(cleaned)
+
+
+class PendingTool:
+    """A tool call while a reader collects it; `freeze` trims it into the Exchange's ToolCall."""
+
+    def __init__(self, name: str, summary: str) -> None:
+        self.name, self.summary, self.output, self.is_error = name, summary, "", False
+
+    def freeze(self) -> ToolCall:
+        return ToolCall(
+            name=self.name,
+            input=one_line(self.summary, TOOL_INPUT_LIMIT),
+            output=clean_text(self.output, TOOL_OUTPUT_LIMIT),
+            is_error=self.is_error,
+        )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cms.transcripts import cleanup, jsonl
-from cms.transcripts.exchange import Exchange, ToolCall
+from cms.transcripts.exchange import Exchange
 from cms.transcripts.jsonl import Record
 from cms.transcripts.redact import redact_text
 
@@ -174,19 +174,6 @@ def _output(raw: object) -> tuple[str, bool, str | None]:
     return text, False, None
 
 
-class _Tool:
-    def __init__(self, name: str, summary: str) -> None:
-        self.name, self.summary, self.output, self.is_error = name, summary, "", False
-
-    def freeze(self) -> ToolCall:
-        return ToolCall(
-            name=self.name,
-            input=cleanup.one_line(self.summary, cleanup.TOOL_INPUT_LIMIT),
-            output=cleanup.clean_text(self.output, cleanup.TOOL_OUTPUT_LIMIT),
-            is_error=self.is_error,
-        )
-
-
 class _Turn:
     """One genuine prompt and every record after it, up to the next prompt."""
 
@@ -194,9 +181,9 @@ class _Turn:
         self.prompt, self.turn, self.timestamp = prompt, turn, timestamp
         self.texts: list[str] = []
         self.events: list[str] = []  # event_msg/agent_message: used when no response item
-        self.tools: list[_Tool] = []
-        self.by_call: dict[str, _Tool] = {}
-        self.sessions: dict[str, _Tool] = {}  # running exec session id -> its command
+        self.tools: list[cleanup.PendingTool] = []
+        self.by_call: dict[str, cleanup.PendingTool] = {}
+        self.sessions: dict[str, cleanup.PendingTool] = {}  # running exec session id -> its command
         self.files: list[str] = []
         self.extra: dict[str, str] = {}
 
@@ -232,7 +219,7 @@ class _Turn:
         elif sub == "web_search_call":
             action = payload.get("action")
             query = action.get("query") if isinstance(action, dict) else None
-            self.tools.append(_Tool("web_search", str(query or "")))
+            self.tools.append(cleanup.PendingTool("web_search", str(query or "")))
 
     def _add_call(self, payload: dict[str, Any]) -> None:
         name = str(payload.get("name") or payload.get("type") or "tool")
@@ -244,7 +231,7 @@ class _Turn:
             if target is not None:  # polling a running command: its output belongs there
                 self.by_call[call_id] = target
                 return
-        tool = _Tool(name, _tool_input(name, args, self.files))
+        tool = cleanup.PendingTool(name, _tool_input(name, args, self.files))
         self.tools.append(tool)
         if call_id:
             self.by_call[call_id] = tool
