@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from typing import Annotated, Any
 
-import orjson
 import typer
 
 from cms import paths
+from cms.cli.output import print_json
 from cms.config import Config, load_config
 from cms.errors import CmsError
 from cms.log import last_error
@@ -113,7 +112,7 @@ def doctor(
     """Show the config in use, the data folder, which provider `auto` picks and why."""
     report, healthy = collect_report()
     if as_json:
-        sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n")
+        print_json(report)
     else:
         _print_text(report)
     if not healthy:

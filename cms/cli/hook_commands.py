@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import orjson
 import typer
 
 from cms import paths
+from cms.cli.output import print_json
 from cms.errors import ProviderError
 
 
@@ -150,7 +150,7 @@ def replay(
         "captured": captured,
     }
     if as_json:
-        sys.stdout.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n")
+        print_json(summary)
         return
     print(f"replayed {len(exchanges)} turns of {transcript} into {map_file}")
     print(f"{accepted} ops accepted, {rejected} rejected (provider: {summary['provider']})")

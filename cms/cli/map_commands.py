@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import orjson
 import typer
 
 from cms.chats import locate_map
+from cms.cli.output import print_json
 from cms.config import Config, load_config
 from cms.errors import MapNotFoundError, OpsError
+from cms.jsonio import JSONDecodeError, parse_json
 from cms.map.model import CorrelationMap, new_map
 from cms.map.render import render_full, render_index
 from cms.map.store import edit_map, load_map
@@ -27,10 +28,6 @@ if TYPE_CHECKING:
 SessionOpt = Annotated[str | None, typer.Option("--session", help="Chat (session) id.")]
 MapOpt = Annotated[Path | None, typer.Option("--map", help="Path of a map file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-
-
-def _print_json(data: object) -> None:
-    sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n")
 
 
 def _config() -> Config:
@@ -45,7 +42,7 @@ def show(session: SessionOpt = None, map_file: MapOpt = None, as_json: JsonOpt =
     path = locate_map(session, map_file)
     cmap = load_map(path)
     if as_json:
-        _print_json(cmap.to_dict())
+        print_json(cmap.to_dict())
         return
     print(f"map: {path}")
     print(render_index(cmap) or "(the map is empty)")
@@ -66,8 +63,8 @@ def apply(
 
     raw = sys.stdin.buffer.read() if str(file) == "-" else _read_ops_file(file)
     try:
-        answer = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        answer = parse_json(raw)
+    except JSONDecodeError as exc:
         raise OpsError(f"{file} is not valid JSON: {exc}") from exc
     config = _config()
 
@@ -79,7 +76,7 @@ def apply(
     report = edit_map(map_file, change, session_id=session, project="")
     data = report.to_dict()
     if as_json:
-        _print_json(data)
+        print_json(data)
         return
     for outcome in report.outcomes:
         name = outcome.op.get("op", "?") if isinstance(outcome.op, dict) else "?"
@@ -116,7 +113,7 @@ def search(
         cmap = new_map(session or "", "")
     hits, selector = _select(cmap, query, k)
     if as_json:
-        _print_json({"query": query, "selector": selector, "facts": [h.to_dict() for h in hits]})
+        print_json({"query": query, "selector": selector, "facts": [h.to_dict() for h in hits]})
         return
     if not hits:
         print(f"no stored fact matches {query!r}")

@@ -7,7 +7,6 @@ one line per observation or JSON; every error is a CmsError and reaches the boun
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cms.cli.output import print_json
 from cms.config import Config, load_config
 from cms.errors import CmsError, StoreError
 from cms.observations.access import ProjectMemory, open_project_memory
@@ -37,10 +37,6 @@ CwdOpt = Annotated[
     Path | None, typer.Option("--cwd", help="A folder of the project (default: the current one).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-
-
-def _print_json(data: object) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def _config() -> Config:
@@ -98,7 +94,7 @@ def recall_command(
             branch = memory.scope.branch
     now = time.time()
     if as_json:
-        _print_json(
+        print_json(
             [
                 observation_record(h.observation)
                 | {"score": round(h.score, 4), "relevance": round(h.relevance, 4)}
@@ -190,7 +186,7 @@ def list_command(
             )
             current = memory.scope.branch
     if as_json:
-        _print_json(
+        print_json(
             [observation_record(o) | {"superseded_by": o.superseded_by} for o in observations]
         )
         return
@@ -250,7 +246,7 @@ def stats(as_json: JsonOpt = False, cwd: CwdOpt = None) -> None:
         "usage": usage,
     }
     if as_json:
-        _print_json(data)
+        print_json(data)
         return
     print(f"project {project.id} ({project.root})")
     if store_stats is None:

@@ -105,14 +105,13 @@ def load_index_view(session_id: str, budget: int) -> IndexView | None:
 
 
 def _parse_map(raw: bytes, where: Path) -> CorrelationMap:
-    import orjson
-
     from cms.errors import CorruptMapError
+    from cms.jsonio import JSONDecodeError, parse_json
     from cms.map.model import map_from_dict
 
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        data = parse_json(raw)
+    except JSONDecodeError as exc:
         raise CorruptMapError(f"map {where} is not valid JSON ({exc})") from exc
     return map_from_dict(data)
 

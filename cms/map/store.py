@@ -13,9 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-import orjson
-
 from cms.errors import CorruptMapError, MapError, MapNotFoundError
+from cms.jsonio import JSONDecodeError, dump_json, parse_json
 from cms.map.model import CorrelationMap, map_from_dict, new_map
 
 T = TypeVar("T")
@@ -30,8 +29,8 @@ def load_map(path: Path) -> CorrelationMap:
     except OSError as exc:
         raise MapError(f"cannot read map {path}: {exc.strerror}") from exc
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        data = parse_json(raw)
+    except JSONDecodeError as exc:
         raise CorruptMapError(f"map {path} is not valid JSON ({exc}); file kept as is") from exc
     try:
         return map_from_dict(data)
@@ -41,7 +40,7 @@ def load_map(path: Path) -> CorrelationMap:
 
 def dump_map(cmap: CorrelationMap) -> bytes:
     """The exact bytes of a map file (stable: the same map always gives the same bytes)."""
-    return orjson.dumps(cmap.to_dict(), option=orjson.OPT_INDENT_2) + b"\n"
+    return dump_json(cmap.to_dict()) + b"\n"
 
 
 def write_atomically(path: Path, data: bytes) -> None:
