@@ -99,21 +99,11 @@ def load_index_view(session_id: str, budget: int) -> IndexView | None:
         if cached is not None:
             return cached
         raw = handle.read()
-    view = view_of_map(_parse_map(raw, map_file), budget)
+    from cms.map.store import parse_map
+
+    view = view_of_map(parse_map(raw, map_file), budget)
     _write_cache(cache, key, view)
     return view
-
-
-def _parse_map(raw: bytes, where: Path) -> CorrelationMap:
-    from cms.errors import CorruptMapError
-    from cms.jsonio import JSONDecodeError, parse_json
-    from cms.map.model import map_from_dict
-
-    try:
-        data = parse_json(raw)
-    except JSONDecodeError as exc:
-        raise CorruptMapError(f"map {where} is not valid JSON ({exc})") from exc
-    return map_from_dict(data)
 
 
 def warm_index_cache(session_id: str, budget: int) -> None:

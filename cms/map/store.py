@@ -28,6 +28,11 @@ def load_map(path: Path) -> CorrelationMap:
         raise MapNotFoundError(f"no map at {path}") from exc
     except OSError as exc:
         raise MapError(f"cannot read map {path}: {exc.strerror}") from exc
+    return parse_map(raw, path)
+
+
+def parse_map(raw: bytes, path: Path) -> CorrelationMap:
+    """A map from the bytes of its file; raise CorruptMapError or MapVersionError."""
     try:
         data = parse_json(raw)
     except JSONDecodeError as exc:
