@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cms.config import Config
-from cms.errors import BudgetExhaustedError, MapNotFoundError
+from cms.errors import BudgetExhaustedError, MapNotFoundError, OpsError
 from cms.log import log_event
 from cms.map.model import CorrelationMap, new_map
 from cms.map.ops import ApplyReport, apply_answer
@@ -60,56 +60,45 @@ def update_chat_map(
 ) -> ApplyReport:
     """Update the map at path from one exchange; raise CmsError when nothing could be applied.
 
-    With provider None (or the daily budget spent) the local extractor proposes the ops.
+    With provider None (or the daily budget spent) the local extractor proposes the ops. A model
+    answer whose every op is rejected (or that is not `{"ops": [...]}`) is asked for once more,
+    with the reasons; a second bad answer leaves the map as it was.
     """
-    cmap = _current_map(path, session_id, project)
-    turn = exchange.turn
-    if provider is None:
+
+    def apply(answer: Any) -> ApplyReport:
         return _apply(
-            path,
-            _propose_local(cmap, exchange),
-            config=config,
-            session_id=session_id,
-            project=project,
-            turn=turn,
+            path, answer, config=config, session_id=session_id, project=project, turn=exchange.turn
         )
+
+    if provider is None:
+        return apply(_propose_local(_current_map(path, session_id, project), exchange))
     from cms.providers.model_calls import ask_for_ops
 
     exchange_text = exchange.render(EXCHANGE_CHARS)
-    try:
-        answer = ask_for_ops(
+
+    def ask(reasons: list[str] | None) -> Any:
+        map_view = render_full(_current_map(path, session_id, project))
+        return ask_for_ops(
             provider,
             config,
-            map_view=render_full(cmap),
+            map_view=map_view,
             exchange_text=exchange_text,
-            reasons=None,
+            reasons=reasons,
             project=project,
         )
+
+    try:
+        answer = ask(None)
     except BudgetExhaustedError:
-        return _apply(
-            path,
-            _propose_local(cmap, exchange),
-            config=config,
-            session_id=session_id,
-            project=project,
-            turn=turn,
-        )
-    report = _apply(path, answer, config=config, session_id=session_id, project=project, turn=turn)
-    if not report.all_rejected:
-        return report
+        return apply(_propose_local(_current_map(path, session_id, project), exchange))
+    try:
+        report = apply(answer)
+        if not report.all_rejected:
+            return report
+        reasons = report.reasons()
+    except OpsError as exc:
+        reasons = [str(exc)]
     log_event(
-        "info",
-        "update_retry",
-        f"all {len(report.outcomes)} ops rejected; asking again",
-        session=session_id,
+        "info", "update_retry", f"answer rejected; asking again: {reasons[0]}", session=session_id
     )
-    cmap = _current_map(path, session_id, project)
-    answer = ask_for_ops(
-        provider,
-        config,
-        map_view=render_full(cmap),
-        exchange_text=exchange_text,
-        reasons=report.reasons(),
-        project=project,
-    )
-    return _apply(path, answer, config=config, session_id=session_id, project=project, turn=turn)
+    return apply(ask(reasons))

@@ -1,0 +1,143 @@
+"""The update flow with the real anthropic SDK against a fake Messages API on 127.0.0.1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from cms.errors import CmsError, OpsError, ProviderError
+from cms.map.model import new_map
+from cms.map.ops import apply_ops
+from cms.map.store import load_map, save_map
+from cms.providers.anthropic_api import AnthropicProvider
+from cms.transcripts.exchange import Exchange
+from cms.update import update_chat_map
+from tests.fakes.anthropic_server import FakeAnthropicServer, FakeReply
+from tests.providers.conftest import api_env, log_lines, make_config, server  # noqa: F401
+
+EXCHANGE = Exchange(user="Use Postgres 16 for storage", assistant="Agreed: Postgres 16.", turn=3)
+
+
+def _seed(path: Path) -> bytes:
+    cmap = new_map("chat", "proj")
+    apply_ops(cmap, [{"op": "add_sun", "title": "Storage", "planets": [{"title": "Database"}]}])
+    save_map(path, cmap)
+    return path.read_bytes()
+
+
+def _run(path: Path, **provider: object):  # type: ignore[no-untyped-def]
+    config = make_config(mode="anthropic", **provider)
+    return update_chat_map(
+        path,
+        EXCHANGE,
+        config=config,
+        session_id="chat",
+        project="proj",
+        provider=AnthropicProvider(config.provider),
+    )
+
+
+def _ops(*ops: dict[str, object]) -> str:
+    return orjson.dumps({"ops": list(ops)}).decode()
+
+
+def test_valid_ops_from_the_model_are_applied(tmp_path: Path, api_env: FakeAnthropicServer) -> None:
+    path = tmp_path / "map.json"
+    _seed(path)
+    api_env.push(_ops({"op": "add_sat", "planet": "P2", "text": "Postgres 16 is the database"}))
+    report = _run(path)
+    assert [o.created for o in report.accepted] == [["F3"]]
+    fact = load_map(path).find_satellite("F3")
+    assert fact is not None and fact[1].text == "Postgres 16 is the database"
+    assert fact[1].turn == 3
+    body = api_env.message_requests[0].all_text
+    assert "P2 Database" in body and "Use Postgres 16 for storage" in body
+
+
+def test_an_answer_with_some_bad_ops_applies_the_good_ones(
+    tmp_path: Path, api_env: FakeAnthropicServer
+) -> None:
+    path = tmp_path / "map.json"
+    _seed(path)
+    api_env.push(
+        _ops(
+            {"op": "add_sat", "planet": "P99", "text": "lost"},
+            {"op": "add_sat", "planet": "P2", "text": "kept"},
+        )
+    )
+    report = _run(path)
+    assert len(report.accepted) == 1 and len(report.rejected) == 1
+    assert len(api_env.message_requests) == 1
+    assert "unknown planet P99" in "\n".join(log_lines("op_rejected"))
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        _ops({"op": "add_sat", "planet": "P99", "text": "x"}, {"op": "bogus"}),
+        '{"operations": []}',
+    ],
+)
+def test_an_all_bad_answer_is_retried_exactly_once_with_the_reasons(
+    tmp_path: Path, api_env: FakeAnthropicServer, first: str
+) -> None:
+    path = tmp_path / "map.json"
+    _seed(path)
+    api_env.push(first, _ops({"op": "add_sat", "planet": "P2", "text": "second try"}))
+    report = _run(path)
+    assert [o.accepted for o in report.outcomes] == [True]
+    requests = api_env.message_requests
+    assert len(requests) == 2
+    retry = requests[1].all_text
+    assert ("unknown planet P99" in retry) or ("not {'ops'" in retry)
+    assert "unknown planet P99" not in requests[0].all_text
+
+
+def test_a_second_bad_answer_leaves_the_map_byte_identical(
+    tmp_path: Path, api_env: FakeAnthropicServer
+) -> None:
+    path = tmp_path / "map.json"
+    before = _seed(path)
+    bad = _ops({"op": "delete_sat", "sat": "F404"})
+    api_env.push(bad, bad, bad)
+    report = _run(path)
+    assert report.all_rejected
+    assert len(api_env.message_requests) == 2
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        FakeReply("I think you should use Postgres."),
+        FakeReply.error(500),
+        FakeReply.error(429),
+        FakeReply(_ops(), delay=30),
+        FakeReply(hang=True),
+    ],
+    ids=["not-json", "http-500", "http-429", "timeout", "never-answers"],
+)
+def test_model_failures_leave_the_map_as_it_was(
+    tmp_path: Path, api_env: FakeAnthropicServer, reply: FakeReply
+) -> None:
+    path = tmp_path / "map.json"
+    before = _seed(path)
+    api_env.push(reply, reply, reply, reply)
+    with pytest.raises(ProviderError):
+        _run(path, timeout_seconds=2, max_retries=1)
+    assert path.read_bytes() == before
+    assert len(log_lines("provider_error")) == 1
+
+
+def test_a_damaged_map_is_reported_and_never_sent_or_overwritten(
+    tmp_path: Path, api_env: FakeAnthropicServer
+) -> None:
+    path = tmp_path / "map.json"
+    path.write_bytes(b'{"version": 1, "suns": [')
+    with pytest.raises(CmsError) as info:
+        _run(path)
+    assert not isinstance(info.value, OpsError)
+    assert path.read_bytes() == b'{"version": 1, "suns": ['
+    assert api_env.message_requests == []
