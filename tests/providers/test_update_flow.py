@@ -15,7 +15,8 @@ from cms.providers.anthropic_api import AnthropicProvider
 from cms.transcripts.exchange import Exchange
 from cms.update import update_chat_map
 from tests.fakes.anthropic_server import FakeAnthropicServer, FakeReply
-from tests.providers.conftest import api_env, log_lines, make_config, server  # noqa: F401
+
+from .conftest import log_lines, make_config
 
 EXCHANGE = Exchange(user="Use Postgres 16 for storage", assistant="Agreed: Postgres 16.", turn=3)
 
