@@ -1,7 +1,8 @@
-"""The `cms` console script: routes `cms hook EVENT` to the light hook runner, the rest to typer.
+"""The `cms` console script: routes the hot commands past typer, the rest to the typer CLI.
 
-Hooks run on every prompt, so this module imports nothing heavy and never imports typer for
-`cms hook`; everything else goes to the CLI, which is the one error boundary for commands.
+`cms hook EVENT` runs on every prompt and `cms search` on every lookup of the agent, so they go
+to light entry points (typer alone costs well over 100 ms to import); everything else goes to
+the CLI, which is the error boundary for commands.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ def main(argv: list[str] | None = None) -> None:
         from cms.hooks.runner import run_hook
 
         sys.exit(run_hook(args[1:]))
+    if args[:1] == ["search"] and not {"-h", "--help"} & set(args):
+        from cms.search_command import run_search_argv  # the agent's lookups: no typer either
+
+        sys.exit(run_search_argv(args[1:]))
     from cms.cli import run_cli
 
     run_cli(args)

@@ -13,8 +13,8 @@ from typing import Annotated, Any
 import typer
 
 from cms import paths
-from cms.cli.output import print_json
 from cms.config import Config, load_config
+from cms.console import print_json
 from cms.errors import CmsError
 from cms.log import last_error
 from cms.providers.prompts import PROMPT_NAMES, prompt_source

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from cms import paths
-from cms.cli.output import print_json
+from cms.console import load_command_config, print_json
 from cms.errors import ProviderError
 
 
@@ -74,7 +74,6 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
 ) -> None:
     """Build memory from an existing transcript: the map turn by turn, then observations."""
-    from cms.config import load_config
     from cms.hooks import jobs, queue
     from cms.hooks.indexview import warm_index_cache
     from cms.hooks.inject import index_budget, inject_limit
@@ -84,9 +83,7 @@ def replay(
     from cms.transcripts.reader import read_exchanges
     from cms.update import update_chat_map
 
-    config = load_config()
-    for warning in config.warnings:
-        print(f"cms: warning: {config.source}: {warning}", file=sys.stderr)
+    config = load_command_config()
     session_id = session or transcript.stem
     folder = (cwd or Path.cwd()).absolute()
     project = identify_project(folder).id

@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cms.chats import locate_map
-from cms.cli.output import print_json
-from cms.config import Config, load_config
-from cms.errors import MapNotFoundError, OpsError
+from cms.console import load_command_config, print_json
+from cms.errors import OpsError
 from cms.jsonio import JSONDecodeError, parse_json
-from cms.map.model import CorrelationMap, new_map
+from cms.map.model import CorrelationMap
 from cms.map.render import render_full, render_index
 from cms.map.store import edit_map, load_map
-from cms.search import FactHit, search_local, search_with_selector
+from cms.search_command import MAX_K, print_search
 
 if TYPE_CHECKING:
     from cms.map.ops import ApplyReport
@@ -28,13 +27,6 @@ if TYPE_CHECKING:
 SessionOpt = Annotated[str | None, typer.Option("--session", help="Chat (session) id.")]
 MapOpt = Annotated[Path | None, typer.Option("--map", help="Path of a map file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-
-
-def _config() -> Config:
-    config = load_config()
-    for warning in config.warnings:
-        print(f"cms: warning: {config.source}: {warning}", file=sys.stderr)
-    return config
 
 
 def show(session: SessionOpt = None, map_file: MapOpt = None, as_json: JsonOpt = False) -> None:
@@ -66,7 +58,7 @@ def apply(
         answer = parse_json(raw)
     except JSONDecodeError as exc:
         raise OpsError(f"{file} is not valid JSON: {exc}") from exc
-    config = _config()
+    config = load_command_config()
 
     def change(cmap: CorrelationMap) -> tuple[ApplyReport, bool]:
         report = apply_answer(cmap, answer, turn=turn, max_planets=config.map.max_planets)
@@ -102,37 +94,11 @@ def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
     session: SessionOpt = None,
     map_file: MapOpt = None,
-    k: Annotated[int, typer.Option("-k", min=1, max=50, help="How many facts.")] = 5,
+    k: Annotated[int, typer.Option("-k", min=1, max=MAX_K, help="How many facts.")] = 5,
     as_json: JsonOpt = False,
 ) -> None:
     """Print the stored facts that match QUERY, verbatim, with id and topic path."""
-    path = locate_map(session, map_file)
-    try:
-        cmap = load_map(path)
-    except MapNotFoundError:
-        cmap = new_map(session or "", "")
-    hits, selector = _select(cmap, query, k)
-    if as_json:
-        print_json({"query": query, "selector": selector, "facts": [h.to_dict() for h in hits]})
-        return
-    if not hits:
-        print(f"no stored fact matches {query!r}")
-        return
-    for hit in hits:
-        print(hit.render())
-
-
-def _select(cmap: CorrelationMap, query: str, k: int) -> tuple[list[FactHit], str]:
-    """The model selector when a provider is configured, else (and on failure) local BM25."""
-    config = _config()
-    try:
-        from cms.providers.select import make_search_selector
-    except ImportError:
-        return search_local(cmap, query, k), "local"
-    selector = make_search_selector(config, project=cmap.project)
-    if selector is None:
-        return search_local(cmap, query, k), "local"
-    return search_with_selector(cmap, query, k, selector)
+    print_search(query, session, map_file, k, as_json)
 
 
 def register(app: typer.Typer) -> None:

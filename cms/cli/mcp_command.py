@@ -6,13 +6,12 @@ by cms.mcp_server. Prints nothing on stdout itself: stdout carries the protocol.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from cms.config import load_config
+from cms.console import load_command_config
 from cms.log import configure_log, log_event
 
 
@@ -25,9 +24,7 @@ def mcp(
     ] = None,
 ) -> None:
     """Serve chat maps and project observations as MCP tools over stdin/stdout."""
-    config = load_config()
-    for warning in config.warnings:
-        print(f"cms: warning: {config.source}: {warning}", file=sys.stderr)
+    config = load_command_config()
     configure_log(config.log.max_bytes, config.log.backups, config.log.level)
     from cms.mcp_server import build_server  # mcp and pydantic load only for this command
 

@@ -14,8 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cms.cli.output import print_json
-from cms.config import Config, load_config
+from cms.console import load_command_config, print_json
 from cms.errors import CmsError, StoreError
 from cms.observations.access import ProjectMemory, open_project_memory
 from cms.observations.capture import capture_with_outcomes
@@ -37,13 +36,6 @@ CwdOpt = Annotated[
     Path | None, typer.Option("--cwd", help="A folder of the project (default: the current one).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-
-
-def _config() -> Config:
-    config = load_config()
-    for warning in config.warnings:
-        print(f"cms: warning: {config.source}: {warning}", file=sys.stderr)
-    return config
 
 
 def _memory(cwd: Path | None, *, create: bool) -> ProjectMemory | None:
@@ -78,7 +70,9 @@ def recall_command(
 ) -> None:
     """Print the stored observations relevant to QUERY that are visible on this branch."""
     kinds = [_check_kind(k) for k in kind or []]
-    floor = _config().observations.min_relevance if min_relevance is None else min_relevance
+    floor = (
+        load_command_config().observations.min_relevance if min_relevance is None else min_relevance
+    )
     memory = _memory(cwd, create=False)
     hits: list[RecalledObservation] = []
     if memory is not None:
@@ -326,7 +320,7 @@ def import_command(
 def gc(cwd: CwdOpt = None) -> None:
     """Archive observations not recalled for stale_after_days (config section observations)
     whose importance is at most stale_max_importance; they stay in the store, out of recall."""
-    settings = _config().observations
+    settings = load_command_config().observations
     memory = _memory(cwd, create=False)
     count = 0
     if memory is not None:

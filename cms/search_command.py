@@ -1,0 +1,74 @@
+"""`cms search`: the agent runs it on every lookup, so it starts without typer.
+
+Owns finding the map, choosing the selector (a model when a provider is configured, else and on
+any failure the local BM25) and printing facts verbatim. The typer command in cms.cli delegates
+here; `cms.entry` calls `run_search_argv` directly, parsing the few options with argparse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cms.chats import locate_map
+from cms.console import load_command_config, print_json
+from cms.errors import CmsError, MapNotFoundError
+from cms.map.model import CorrelationMap, new_map
+from cms.map.store import load_map
+from cms.search import FactHit, search_local, search_with_selector
+
+MAX_K = 50
+
+
+def select_facts(cmap: CorrelationMap, query: str, k: int) -> tuple[list[FactHit], str]:
+    """The model selector when a provider is configured, else (and on failure) local BM25."""
+    config = load_command_config()
+    from cms.providers.select import make_search_selector
+
+    selector = make_search_selector(config, project=cmap.project)
+    if selector is None:
+        return search_local(cmap, query, k), "local"
+    return search_with_selector(cmap, query, k, selector)
+
+
+def print_search(
+    query: str, session: str | None, map_file: Path | None, k: int, as_json: bool
+) -> None:
+    """Print the stored facts that match query, verbatim, with id and topic path."""
+    path = locate_map(session, map_file)
+    try:
+        cmap = load_map(path)
+    except MapNotFoundError:
+        cmap = new_map(session or "", "")
+    hits, selector = select_facts(cmap, query, k)
+    if as_json:
+        print_json({"query": query, "selector": selector, "facts": [h.to_dict() for h in hits]})
+    elif not hits:
+        print(f"no stored fact matches {query!r}")
+    for hit in [] if as_json else hits:
+        print(hit.render())
+
+
+def _k(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= MAX_K:
+        raise argparse.ArgumentTypeError(f"-k must be within 1..{MAX_K}")
+    return value
+
+
+def run_search_argv(argv: list[str]) -> int:
+    """The light entry point: parse argv, print results; CmsError becomes one line, exit 1."""
+    parser = argparse.ArgumentParser(prog="cms search", add_help=False)
+    parser.add_argument("query")
+    parser.add_argument("--session")
+    parser.add_argument("--map", type=Path, dest="map_file")
+    parser.add_argument("-k", type=_k, default=5)
+    parser.add_argument("--json", action="store_true", dest="as_json")
+    args = parser.parse_args(argv)
+    try:
+        print_search(args.query, args.session, args.map_file, args.k, args.as_json)
+    except CmsError as exc:
+        print(f"cms: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
