@@ -148,3 +148,22 @@ def test_bad_ops_file_and_bad_config_are_clear_errors(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr == "cms: error: map.max_planets: expected an integer, got 'many'\n"
     assert not (tmp_path / "m.json").exists()
+
+
+def test_search_runs_without_importing_typer_or_jsonschema(tmp_path: Path) -> None:
+    map_file = tmp_path / "map.json"
+    cms("ops", "apply", "--map", str(map_file), str(SAMPLE))
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted(m for m in ('typer', 'jsonschema', 'anthropic')"
+        " if m in sys.modules), file=sys.stderr))\n"
+        f"sys.argv = ['cms', 'search', '--map', {str(map_file)!r}, 'database']\n"
+        "from cms.entry import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=False
+    )
+    assert result.stdout.startswith("F3 [Storage > Database choice]")
+    assert result.stderr.strip() == "[]"
