@@ -6,13 +6,12 @@ bad values raise ConfigError with the key's name. It never writes the file.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from cms import paths
 from cms.errors import ConfigError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from os import PathLike
     from typing import Any
 
 PROVIDER_MODES = ("auto", "anthropic", "claude_cli", "local")
@@ -73,6 +72,7 @@ class ProviderConfig(_Section):
     daily_token_budget: int = 0
     claude_cli_path: str = "claude"
     prompts_dir: str = ""
+    search_selector: str = "auto"
 
 
 class WorkerConfig(_Section):
@@ -139,6 +139,7 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "provider.mode": PROVIDER_MODES,
+    "provider.search_selector": ("auto", "model", "local"),
     "log.level": ("debug", "info", "warning", "error"),
 }
 
@@ -192,11 +193,12 @@ def parse_config(data: dict[str, Any], source: str = "") -> Config:
     return Config(**sections, source=source, warnings=tuple(warnings))
 
 
-def load_config(path: Path | None = None) -> Config:
+def load_config(path: str | PathLike[str] | None = None) -> Config:
     """Read the config file; a missing file means all defaults."""
-    path = path or paths.config_path()
+    path = paths.config_path_str() if path is None else str(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except FileNotFoundError:
         return Config()
     except OSError as exc:

@@ -68,6 +68,10 @@ def make_search_selector(
 
     The selector raises ProviderError on any failure, so the search falls back to local.
     """
+    env = os.environ if env is None else env
+    choice = config.provider.search_selector
+    if choice == "local" or (choice == "auto" and choose_provider(config, env)[0] != "anthropic"):
+        return None
     provider = make_provider(config, env)
     if provider is None:
         return None

@@ -78,3 +78,14 @@ def test_the_search_selector_calls_the_model_and_none_means_local(
     assert selector is not None
     server.push("2")
     assert selector("query", ["1. a", "2. b"], 1) == [1]
+
+
+def test_auto_search_selector_skips_the_slow_claude_cli_but_model_forces_it(
+    tmp_path: Path,
+) -> None:
+    env = {"PATH": str(_claude_on(tmp_path / "b").parent)}
+    assert make_search_selector(make_config(), project="p", env=env) is None
+    forced = make_search_selector(make_config(search_selector="model"), project="p", env=env)
+    assert forced is not None
+    api = {"ANTHROPIC_API_KEY": "k"}
+    assert make_search_selector(make_config(search_selector="local"), project="p", env=api) is None
