@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from cms import paths
 
@@ -22,23 +21,25 @@ def configure_log(max_bytes: int, backups: int, level: str) -> None:
     _settings.update(max_bytes=max_bytes, backups=backups, level=level)
 
 
-def _rotate(path: Path, backups: int, max_bytes: int) -> None:
-    from cms.locking import exclusive_lock  # rare path: keep portalocker off the hot path
+def _rotate(path: str, backups: int, max_bytes: int) -> None:
+    from pathlib import Path  # rare path: keep pathlib and portalocker off the hot path
 
-    with exclusive_lock(path, timeout=2.0):
+    from cms.locking import exclusive_lock
+
+    with exclusive_lock(Path(path), timeout=2.0):
         try:
-            if path.stat().st_size < max_bytes:
+            if os.stat(path).st_size < max_bytes:
                 return  # another process rotated first
         except FileNotFoundError:
             return
         if backups == 0:
-            path.unlink(missing_ok=True)
+            Path(path).unlink(missing_ok=True)
             return
         for i in range(backups - 1, 0, -1):
-            older = path.with_name(f"{path.name}.{i}")
-            if older.exists():
-                os.replace(older, path.with_name(f"{path.name}.{i + 1}"))
-        os.replace(path, path.with_name(f"{path.name}.1"))
+            older = f"{path}.{i}"
+            if os.path.exists(older):
+                os.replace(older, f"{path}.{i + 1}")
+        os.replace(path, f"{path}.1")
 
 
 def log_event(level: str, event: str, message: str = "", **fields: object) -> None:
@@ -53,8 +54,8 @@ def log_event(level: str, event: str, message: str = "", **fields: object) -> No
         text = redact_text(text).replace("\n", "\\n")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         line = f"{stamp} pid={os.getpid()} {level.upper()} {event} {text}\n".encode()
-        path = paths.log_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = paths.log_path_str()
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line)
@@ -71,7 +72,7 @@ def log_event(level: str, event: str, message: str = "", **fields: object) -> No
 def last_error() -> str | None:
     """The newest ERROR line of the current log file, for `install.py --status` and `cms doctor`."""
     try:
-        with open(paths.log_path(), encoding="utf-8", errors="replace") as handle:
+        with open(paths.log_path_str(), encoding="utf-8", errors="replace") as handle:
             lines = handle.readlines()[-2000:]
     except OSError:
         return None

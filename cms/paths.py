@@ -1,61 +1,122 @@
 """Where cms keeps its files: everything lives under CMS_HOME (default ~/.cms).
 
-Only computes paths; it creates folders on request and never reads or writes data files.
+Only computes paths; it creates folders on request and never reads or writes data files. Each
+location has a Path form and a `_str` form; the hooks use the str forms because importing
+pathlib costs a hook process ~10 ms.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from pathlib import Path
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+TYPE_CHECKING = False  # pathlib and typing stay off the hook path; mypy still reads these
+if TYPE_CHECKING:
+    from os import PathLike
+    from pathlib import Path
+
+    StrPath = str | PathLike[str]  # what functions that take a file accept
+
+_SAFE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
-def cms_home() -> Path:
+def clean_path(raw: str) -> str:
+    """`raw` with ~ expanded, spelled as str(Path(raw)) would spell it (no "." parts, no doubled
+    or trailing separators; ".." is kept, as pathlib keeps it)."""
+    path = os.path.expanduser(raw)
+    if os.name == "nt":  # pragma: no cover - pathlib's Windows rules are richer; normpath is near
+        return os.path.normpath(path)
+    if not path:
+        return "."
+    lead = "/" if path.startswith("/") else ""
+    if path.startswith("//") and not path.startswith("///"):
+        lead = "//"
+    parts = [part for part in path.split("/") if part and part != "."]
+    return lead + "/".join(parts) if parts else (lead or ".")
+
+
+def _path(text: str) -> Path:
+    from pathlib import Path
+
+    return Path(text)
+
+
+def cms_home_str() -> str:
     """The data folder: $CMS_HOME, else ~/.cms."""
     env = os.environ.get("CMS_HOME")
     if env:
-        return Path(env).expanduser()
-    return Path.home() / ".cms"
+        return clean_path(env)
+    return os.path.join(clean_path("~"), ".cms")
 
 
-def config_path() -> Path:
+def cms_home() -> Path:
+    return _path(cms_home_str())
+
+
+def config_path_str() -> str:
     """The config file: $CMS_CONFIG, else $CMS_HOME/cms.toml."""
     env = os.environ.get("CMS_CONFIG")
     if env:
-        return Path(env).expanduser()
-    return cms_home() / "cms.toml"
+        return clean_path(env)
+    return os.path.join(cms_home_str(), "cms.toml")
+
+
+def config_path() -> Path:
+    return _path(config_path_str())
 
 
 def safe_name(raw: str) -> str:
     """A folder name for an id from outside (session ids); odd ids are hashed, never trusted."""
-    if _SAFE_ID.match(raw) and ".." not in raw:
+    if (
+        0 < len(raw) <= 100
+        and raw[0] not in "._-"
+        and ".." not in raw
+        and _SAFE_CHARS.issuperset(raw)
+    ):
         return raw
     import hashlib  # rare: only odd ids; keeps hashlib off the hook fast path
 
     return "x-" + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 
 
+def chat_dir_str(session_id: str) -> str:
+    return os.path.join(cms_home_str(), "chats", safe_name(session_id))
+
+
 def chat_dir(session_id: str) -> Path:
     """The folder of one chat (Claude Code session id): its map and its hook state."""
-    return cms_home() / "chats" / safe_name(session_id)
+    return _path(chat_dir_str(session_id))
+
+
+def map_path_str(session_id: str) -> str:
+    return os.path.join(chat_dir_str(session_id), "map.json")
 
 
 def map_path(session_id: str) -> Path:
-    return chat_dir(session_id) / "map.json"
+    return _path(map_path_str(session_id))
+
+
+def queue_dir_str() -> str:
+    return os.path.join(cms_home_str(), "queue")
 
 
 def queue_dir() -> Path:
-    return cms_home() / "queue"
+    return _path(queue_dir_str())
+
+
+def log_path_str() -> str:
+    return os.path.join(cms_home_str(), "logs", "cms.log")
 
 
 def log_path() -> Path:
-    return cms_home() / "logs" / "cms.log"
+    return _path(log_path_str())
+
+
+def project_dir_str(project_id: str) -> str:
+    return os.path.join(cms_home_str(), "projects", safe_name(project_id))
 
 
 def project_dir(project_id: str) -> Path:
-    return cms_home() / "projects" / safe_name(project_id)
+    return _path(project_dir_str(project_id))
 
 
 def usage_path() -> Path:

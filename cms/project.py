@@ -8,25 +8,45 @@ never runs git (this is on the hook fast path).
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
+
+TYPE_CHECKING = False  # pathlib costs a hook ~10 ms: paths are str inside, Path outside
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from cms.paths import StrPath
 
 
 class Project:
     """A project: its id, the work tree (or folder) the cwd is in, and its common git dir.
 
     A plain slotted value class: building a dataclass costs milliseconds on the prompt path.
+    `root` and `git_common_dir` are Paths; the hooks read the str forms `root_str` and
+    `git_common_dir_str`, which need no pathlib.
     """
 
-    __slots__ = ("git_common_dir", "id", "root")
+    __slots__ = ("git_common_dir_str", "id", "root_str")
 
-    def __init__(self, id: str, root: Path, git_common_dir: Path | None) -> None:
+    def __init__(self, id: str, root: StrPath, git_common_dir: StrPath | None) -> None:
         self.id = id
-        self.root = root
-        self.git_common_dir = git_common_dir
+        self.root_str = os.fspath(root)
+        self.git_common_dir_str = None if git_common_dir is None else os.fspath(git_common_dir)
+
+    @property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.root_str)
+
+    @property
+    def git_common_dir(self) -> Path | None:
+        from pathlib import Path
+
+        return None if self.git_common_dir_str is None else Path(self.git_common_dir_str)
 
     def _values(self) -> tuple[object, ...]:
-        return (self.id, self.root, self.git_common_dir)
+        return (self.id, self.root_str, self.git_common_dir_str)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Project) and self._values() == other._values()
@@ -36,41 +56,70 @@ class Project:
 
     def __repr__(self) -> str:
         return (
-            f"Project(id={self.id!r}, root={self.root!r}, git_common_dir={self.git_common_dir!r})"
+            f"Project(id={self.id!r}, root={self.root_str!r}, "
+            f"git_common_dir={self.git_common_dir_str!r})"
         )
 
 
-def _read_gitdir_file(dot_git: Path) -> Path | None:
+def _read_gitdir_file(dot_git: str) -> str | None:
     try:
-        text = dot_git.read_text(encoding="utf-8").strip()
+        with open(dot_git, encoding="utf-8") as handle:
+            text = handle.read().strip()
     except OSError:
         return None
     if not text.startswith("gitdir:"):
         return None
-    gitdir = Path(text[len("gitdir:") :].strip())
-    return gitdir if gitdir.is_absolute() else (dot_git.parent / gitdir)
+    gitdir = text[len("gitdir:") :].strip() or "."
+    return os.path.join(os.path.dirname(dot_git), gitdir)  # an absolute gitdir wins the join
 
 
-def _common_dir(gitdir: Path) -> Path:
+def _common_dir(gitdir: str) -> str:
     try:
-        rel = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
+            rel = handle.read().strip()
     except OSError:
-        return gitdir.resolve()
-    common = Path(rel)
-    return (common if common.is_absolute() else gitdir / common).resolve()
+        return os.path.realpath(gitdir)
+    return os.path.realpath(os.path.join(gitdir, rel or "."))
+
+
+def git_folders(cwd: str) -> tuple[str, str, str] | None:
+    """(work tree root, git dir, common git dir) for the folder cwd (absolute and resolved), or
+    None outside a repository. The str form of find_git_dirs, for the hooks."""
+    folder = cwd
+    while True:
+        dot_git = os.path.join(folder, ".git")
+        if os.path.isdir(dot_git):
+            return folder, os.path.realpath(dot_git), _common_dir(dot_git)
+        if os.path.isfile(dot_git):
+            gitdir = _read_gitdir_file(dot_git)
+            if gitdir is not None and os.path.isdir(gitdir):
+                return folder, os.path.realpath(gitdir), _common_dir(gitdir)
+        parent = os.path.dirname(folder)
+        if parent == folder or not parent:
+            return None
+        folder = parent
 
 
 def find_git_dirs(cwd: Path) -> tuple[Path, Path, Path] | None:
     """(work tree root, git dir, common git dir) for cwd, or None outside a repository."""
-    for folder in (cwd, *cwd.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
-            return folder, dot_git.resolve(), _common_dir(dot_git)
-        if dot_git.is_file():
-            gitdir = _read_gitdir_file(dot_git)
-            if gitdir is not None and gitdir.is_dir():
-                return folder, gitdir.resolve(), _common_dir(gitdir)
-    return None
+    from pathlib import Path
+
+    found = git_folders(str(cwd))
+    if found is None:
+        return None
+    root, git_dir, common = found
+    return Path(root), Path(git_dir), Path(common)
+
+
+def resolved_folder(cwd: StrPath) -> str:
+    """cwd with ~ expanded, made absolute and with symlinks resolved (as Path.resolve does)."""
+    from cms.paths import clean_path
+
+    folder = clean_path(os.fspath(cwd))
+    try:
+        return os.path.realpath(folder)
+    except (OSError, ValueError):
+        return os.path.abspath(folder)
 
 
 def _sha256_hex(data: bytes) -> str:
@@ -89,20 +138,20 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:40] or "project"
 
 
-def identify_project(cwd: str | Path) -> Project:
+def identify_project(cwd: StrPath) -> Project:
     """The project of a working folder (git common dir, else the resolved path)."""
-    folder = Path(cwd).expanduser()
-    try:
-        folder = folder.resolve()
-    except OSError:
-        folder = folder.absolute()
-    found = find_git_dirs(folder)
+    folder = resolved_folder(cwd)
+    found = git_folders(folder)
     if found is None:
-        key, root, common = str(folder), folder, None
-        name = folder.name
+        key, root, common = folder, folder, None
+        name = os.path.basename(folder)
     else:
         root, _gitdir, common = found
-        key = str(common)
-        name = common.parent.name if common.name == ".git" else common.name.removesuffix(".git")
+        key = common
+        base = os.path.basename(common)
+        if base == ".git":
+            name = os.path.basename(os.path.dirname(common))
+        else:
+            name = base.removesuffix(".git")
     digest = _sha256_hex(key.encode("utf-8"))[:12]
     return Project(id=f"{_slug(name)}-{digest}", root=root, git_common_dir=common)

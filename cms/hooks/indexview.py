@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from cms import paths
 
@@ -53,7 +52,7 @@ def view_of_map(cmap: CorrelationMap, budget: int) -> IndexView:
     return IndexView(render_index(cmap, max_chars=budget), entries, summary)
 
 
-def _read_cache(path: Path, key: list[int]) -> IndexView | None:
+def _read_cache(path: str, key: list[int]) -> IndexView | None:
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -67,9 +66,10 @@ def _read_cache(path: Path, key: list[int]) -> IndexView | None:
     return IndexView(text, entries, summary)
 
 
-def _write_cache(path: Path, key: list[int], view: IndexView) -> None:
+def _write_cache(path: str, key: list[int], view: IndexView) -> None:
     """Best effort: a cache that cannot be written is simply rebuilt next time."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as handle:
             json.dump(
@@ -79,7 +79,10 @@ def _write_cache(path: Path, key: list[int], view: IndexView) -> None:
             )
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def load_index_view(session_id: str, budget: int) -> IndexView | None:
@@ -87,8 +90,8 @@ def load_index_view(session_id: str, budget: int) -> IndexView | None:
 
     Raises MapError (CorruptMapError, MapVersionError) when the map cannot be read.
     """
-    map_file = paths.map_path(session_id)
-    cache = map_file.with_name(CACHE_NAME)
+    map_file = paths.map_path_str(session_id)
+    cache = os.path.join(os.path.dirname(map_file), CACHE_NAME)
     try:
         handle = open(map_file, "rb")  # noqa: SIM115 - fstat and read the same open file
     except FileNotFoundError:
@@ -99,9 +102,11 @@ def load_index_view(session_id: str, budget: int) -> IndexView | None:
         if cached is not None:
             return cached
         raw = handle.read()
+    from pathlib import Path  # the map store imports it anyway
+
     from cms.map.store import parse_map
 
-    view = view_of_map(parse_map(raw, map_file), budget)
+    view = view_of_map(parse_map(raw, Path(map_file)), budget)
     _write_cache(cache, key, view)
     return view
 

@@ -12,10 +12,14 @@ import os
 import shlex
 import sys
 import time
-from pathlib import Path
 
 from cms import paths
-from cms.hooks.indexview import Entries, IndexView
+
+TYPE_CHECKING = False  # pathlib costs the prompt hook ~10 ms; mypy still reads these imports
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from cms.hooks.indexview import Entries, IndexView
 
 OPEN_TAG = "<cms-memory>"
 CLOSE_TAG = "</cms-memory>"
@@ -57,7 +61,7 @@ def search_command_line(session_id: str) -> str:
     words = f"{cms_executable()} search --session {shlex.quote(session_id)}"
     home = os.environ.get("CMS_HOME")
     if home:
-        words = f"CMS_HOME={shlex.quote(str(paths.cms_home().absolute()))} {words}"
+        words = f"CMS_HOME={shlex.quote(os.path.abspath(paths.cms_home_str()))} {words}"
     return f'To read stored facts verbatim run: {words} "<query>"'
 
 
@@ -159,6 +163,10 @@ class InjectionState:
         self.at = at
 
 
+def state_path_str(session_id: str) -> str:
+    return os.path.join(paths.chat_dir_str(session_id), STATE_NAME)
+
+
 def state_path(session_id: str) -> Path:
     return paths.chat_dir(session_id) / STATE_NAME
 
@@ -166,7 +174,7 @@ def state_path(session_id: str) -> Path:
 def load_state(session_id: str) -> InjectionState:
     """What this chat was last shown; an empty state when unknown or unreadable."""
     try:
-        with open(state_path(session_id), encoding="utf-8") as handle:
+        with open(state_path_str(session_id), encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         return InjectionState()
@@ -183,9 +191,10 @@ def load_state(session_id: str) -> InjectionState:
 
 def save_state(session_id: str, state: InjectionState) -> None:
     """Record what the chat has been shown (atomic replace)."""
-    path = state_path(session_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    path = state_path_str(session_id)
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f".{STATE_NAME}.{os.getpid()}.tmp")
     data = {
         "index": state.index,
         "entries": state.entries,
@@ -197,7 +206,10 @@ def save_state(session_id: str, state: InjectionState) -> None:
             json.dump(data, handle, ensure_ascii=False)
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+            os.unlink(tmp)
+        except OSError:
+            pass
         raise
 
 

@@ -7,11 +7,15 @@ and the light cms modules, so the prompt hook can use it.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from cms.observations.scope import BranchScope, current_scope
-from cms.observations.store import ObservationStore, store_path
+from cms.observations.store import ObservationStore, store_path_str
 from cms.project import Project, identify_project
+
+TYPE_CHECKING = False  # pathlib costs the prompt hook ~10 ms; mypy still reads these imports
+if TYPE_CHECKING:
+    from cms.paths import StrPath
 
 GIT_CACHE_NAME = "git-cache.json"
 
@@ -38,16 +42,16 @@ class ProjectMemory:
 
 def project_scope(project: Project) -> BranchScope:
     """The branch scope of a project's work tree, with its ancestry cache file."""
-    cache = store_path(project.id).parent / GIT_CACHE_NAME
-    return current_scope(project.root, cache_path=cache)
+    cache = os.path.join(os.path.dirname(store_path_str(project.id)), GIT_CACHE_NAME)
+    return current_scope(project.root_str, cache_path=cache)
 
 
-def open_project_memory(cwd: str | Path, *, create: bool = True) -> ProjectMemory | None:
+def open_project_memory(cwd: StrPath, *, create: bool = True) -> ProjectMemory | None:
     """Store and scope of the project holding cwd; None when create is False and it has no store
     yet (the prompt hook must not create files for projects that never captured anything)."""
     project = identify_project(cwd)
-    path = store_path(project.id)
-    if not create and not path.exists():
+    path = store_path_str(project.id)
+    if not create and not os.path.exists(path):
         return None
     store = ObservationStore(path, project.id)
     return ProjectMemory(project=project, store=store, scope=project_scope(project))

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 import time
-from collections.abc import Sequence
 
 from cms.observations.dates import query_dates
 from cms.observations.scope import BranchScope
@@ -24,6 +22,11 @@ from cms.observations.store import (
     title_key,
 )
 from cms.textindex import STOPWORDS, stem
+
+TYPE_CHECKING = False  # sqlite3 is imported by the store; mypy still reads these imports
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Sequence
 
 # Column weights for bm25(): title, body, files.
 WEIGHTS = (2.0, 1.0, 1.5)

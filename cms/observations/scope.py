@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
-from pathlib import Path
 
-from cms.project import find_git_dirs
+from cms.project import git_folders, resolved_folder
+
+TYPE_CHECKING = False  # pathlib costs a hook ~10 ms: paths are str inside; mypy reads these
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from cms.paths import StrPath
 
 DEFAULT_NAMES = ("main", "master")
 _CACHE_LIMIT = 4096
@@ -21,72 +25,93 @@ _GIT_TIMEOUT = 10.0
 
 
 class GitState:
-    """What the .git files say about one work tree (a plain slotted class, built per prompt)."""
+    """What the .git files say about one work tree (a plain slotted class, built per prompt).
+
+    The folders are kept as str (`root_str`, ...); `root`, `git_dir`, `common_dir` are Paths.
+    """
 
     __slots__ = (
         "branch",
         "branches",
-        "common_dir",
+        "common_dir_str",
         "default_branches",
-        "git_dir",
+        "git_dir_str",
         "gone_branches",
         "head",
-        "root",
+        "root_str",
     )
 
     def __init__(
         self,
         *,
-        root: Path,
-        git_dir: Path,
-        common_dir: Path,
+        root: StrPath,
+        git_dir: StrPath,
+        common_dir: StrPath,
         branch: str | None,
         head: str | None,
         branches: dict[str, str],
         default_branches: frozenset[str],
         gone_branches: frozenset[str],
     ) -> None:
-        self.root = root
-        self.git_dir = git_dir
-        self.common_dir = common_dir
+        self.root_str = os.fspath(root)
+        self.git_dir_str = os.fspath(git_dir)
+        self.common_dir_str = os.fspath(common_dir)
         self.branch = branch  # None when HEAD is detached
         self.head = head  # None before the first commit
         self.branches = branches  # local branch -> commit
         self.default_branches = default_branches
         self.gone_branches = gone_branches  # upstream configured but its ref is gone
 
+    @property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.root_str)
+
+    @property
+    def git_dir(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.git_dir_str)
+
+    @property
+    def common_dir(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.common_dir_str)
+
     def __repr__(self) -> str:
-        return f"GitState(root={self.root!r}, branch={self.branch!r}, head={self.head!r})"
+        return f"GitState(root={self.root_str!r}, branch={self.branch!r}, head={self.head!r})"
 
 
-def _read_text(path: Path) -> str | None:
+def _read_text(path: str) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
     except (OSError, UnicodeDecodeError):
         return None
 
 
-def _read_refs(common_dir: Path) -> dict[str, str]:
+def _read_refs(common_dir: str) -> dict[str, str]:
     """Every ref name -> commit from packed-refs and loose files under refs/ (loose wins)."""
     refs: dict[str, str] = {}
-    packed = _read_text(common_dir / "packed-refs") or ""
+    packed = _read_text(os.path.join(common_dir, "packed-refs")) or ""
     for line in packed.splitlines():
         if line and line[0] not in "#^":
             sha, _, name = line.partition(" ")
             if name:
                 refs[name.strip()] = sha
     for sub in ("refs/heads", "refs/remotes"):
-        base = common_dir / sub
-        for folder, _dirs, files in os.walk(base):
+        for folder, _dirs, files in os.walk(os.path.join(common_dir, sub)):
+            rel_folder = os.path.relpath(folder, common_dir).replace(os.sep, "/")
             for name in files:
-                text = _read_text(Path(folder) / name)
+                text = _read_text(os.path.join(folder, name))
                 if text and not text.startswith("ref:"):
-                    rel = Path(folder, name).relative_to(common_dir).as_posix()
-                    refs[rel] = text.strip()
+                    refs[f"{rel_folder}/{name}"] = text.strip()
     return refs
 
 
-def _refs_from_git(root: Path) -> dict[str, str]:
+def _refs_from_git(root: str) -> dict[str, str]:
     """Refs listed by git itself (repositories using the reftable format)."""
     out = _git(root, "for-each-ref", "--format=%(objectname) %(refname)")
     refs: dict[str, str] = {}
@@ -96,28 +121,28 @@ def _refs_from_git(root: Path) -> dict[str, str]:
     return refs
 
 
-def _remote_heads(common_dir: Path) -> set[str]:
+def _remote_heads(common_dir: str) -> set[str]:
     """Branch names that a remote's HEAD points to (refs/remotes/<remote>/HEAD)."""
     names: set[str] = set()
-    remotes = common_dir / "refs" / "remotes"
+    remotes = os.path.join(common_dir, "refs", "remotes")
     try:
-        entries = list(remotes.iterdir())
+        entries = os.listdir(remotes)
     except OSError:
         return names
     for remote in entries:
-        text = _read_text(remote / "HEAD") or ""
-        prefix = f"ref: refs/remotes/{remote.name}/"
+        text = _read_text(os.path.join(remotes, remote, "HEAD")) or ""
+        prefix = f"ref: refs/remotes/{remote}/"
         if text.startswith(prefix):
             names.add(text[len(prefix) :].strip())
     return names
 
 
-def _upstreams(common_dir: Path) -> dict[str, tuple[str, str]]:
+def _upstreams(common_dir: str) -> dict[str, tuple[str, str]]:
     """branch -> (remote, merge ref) from [branch "x"] sections of the repository config."""
     result: dict[str, tuple[str, str]] = {}
     section: str | None = None
     values: dict[str, dict[str, str]] = {}
-    for raw in (_read_text(common_dir / "config") or "").splitlines():
+    for raw in (_read_text(os.path.join(common_dir, "config")) or "").splitlines():
         line = raw.strip()
         if not line or line[0] in "#;":
             continue
@@ -135,14 +160,17 @@ def _upstreams(common_dir: Path) -> dict[str, tuple[str, str]]:
     return result
 
 
-def read_git_state(cwd: str | Path) -> GitState | None:
+def read_git_state(cwd: StrPath) -> GitState | None:
     """The git state of the work tree holding cwd, or None outside a repository."""
-    found = find_git_dirs(Path(cwd).expanduser().resolve())
+    found = git_folders(resolved_folder(cwd))
     if found is None:
         return None
     root, git_dir, common_dir = found
-    head_text = (_read_text(git_dir / "HEAD") or "").strip()
-    refs = _refs_from_git(root) if (common_dir / "reftable").is_dir() else _read_refs(common_dir)
+    head_text = (_read_text(os.path.join(git_dir, "HEAD")) or "").strip()
+    if os.path.isdir(os.path.join(common_dir, "reftable")):
+        refs = _refs_from_git(root)
+    else:
+        refs = _read_refs(common_dir)
     branch: str | None = None
     head: str | None = None
     if head_text.startswith("ref:"):
@@ -177,13 +205,13 @@ def read_git_state(cwd: str | Path) -> GitState | None:
     )
 
 
-def _git(root: Path, *args: str) -> str | None:
+def _git(root: str, *args: str) -> str | None:
     """stdout of one git command, or None when git fails or is missing."""
     import subprocess  # not on the prompt hook's path unless git must answer
 
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), *args],
+            ["git", "-C", root, *args],
             capture_output=True,
             text=True,
             encoding="utf-8",
@@ -201,7 +229,12 @@ def commit_is_shared(state: GitState) -> bool:
     if state.head is None or state.branch is None:
         return False
     out = _git(
-        state.root, "for-each-ref", "--contains", state.head, "--format=%(refname)", "refs/heads/"
+        state.root_str,
+        "for-each-ref",
+        "--contains",
+        state.head,
+        "--format=%(refname)",
+        "refs/heads/",
     )
     if out is None:
         return False
@@ -209,10 +242,13 @@ def commit_is_shared(state: GitState) -> bool:
     return any(line.strip() and line.strip() != own for line in out.splitlines())
 
 
-def _loose_parents(common_dir: Path, sha: str) -> list[str] | None:
+def _loose_parents(common_dir: str, sha: str) -> list[str] | None:
     """The parents of a commit stored as a loose object, or None when it is packed/unreadable."""
+    import zlib  # only when the ancestry cache misses
+
     try:
-        raw = zlib.decompress((common_dir / "objects" / sha[:2] / sha[2:]).read_bytes())
+        with open(os.path.join(common_dir, "objects", sha[:2], sha[2:]), "rb") as handle:
+            raw = zlib.decompress(handle.read())
     except (OSError, zlib.error, ValueError):
         return None
     header, _, body = raw.partition(b"\0")
@@ -235,10 +271,10 @@ class AncestryCache:
     cached one without running git (the common case right after `git commit`).
     """
 
-    def __init__(self, root: Path, common_dir: Path, path: Path | None) -> None:
-        self.root = root
-        self.common_dir = common_dir
-        self.path = path
+    def __init__(self, root: StrPath, common_dir: StrPath, path: StrPath | None) -> None:
+        self.root = os.fspath(root)
+        self.common_dir = os.fspath(common_dir)
+        self.path = None if path is None else os.fspath(path)
         self._answers: dict[str, bool] | None = None
         self._git_missing = False
         self.git_calls = 0
@@ -248,7 +284,8 @@ class AncestryCache:
             self._answers = {}
             if self.path is not None:
                 try:
-                    data = json.loads(self.path.read_text(encoding="utf-8"))
+                    with open(self.path, encoding="utf-8") as handle:
+                        data = json.load(handle)
                     answers = data.get("ancestry", {}) if isinstance(data, dict) else {}
                     self._answers = {str(k): bool(v) for k, v in answers.items()}
                 except (OSError, ValueError, AttributeError):
@@ -262,13 +299,18 @@ class AncestryCache:
         if len(answers) > _CACHE_LIMIT:
             for key in list(answers)[: len(answers) - _CACHE_LIMIT // 2]:
                 del answers[key]
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        folder, name = os.path.split(self.path)
+        tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({"version": 1, "ancestry": answers}), encoding="utf-8")
+            os.makedirs(folder or ".", exist_ok=True)
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps({"version": 1, "ancestry": answers}))
             os.replace(tmp, self.path)
         except OSError:
-            tmp.unlink(missing_ok=True)
+            try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+                os.unlink(tmp)
+            except OSError:
+                pass
 
     def _derived(self, commit: str, head: str) -> bool | None:
         answers = self._load()
@@ -301,7 +343,7 @@ class AncestryCache:
 
             try:
                 done = subprocess.run(
-                    ["git", "-C", str(self.root), "merge-base", "--is-ancestor", commit, head],
+                    ["git", "-C", self.root, "merge-base", "--is-ancestor", commit, head],
                     capture_output=True,
                     timeout=_GIT_TIMEOUT,
                     check=False,
@@ -402,7 +444,7 @@ class BranchScope:
         return self.visibility(branch, commit, shared_commit) is not None
 
 
-def scope_from_state(state: GitState | None, cache_path: Path | None = None) -> BranchScope:
+def scope_from_state(state: GitState | None, cache_path: StrPath | None = None) -> BranchScope:
     if state is None:
         return BranchScope.everywhere()
     return BranchScope(
@@ -412,10 +454,10 @@ def scope_from_state(state: GitState | None, cache_path: Path | None = None) -> 
         default_branches=state.default_branches,
         existing_branches=frozenset(state.branches),
         gone_branches=state.gone_branches,
-        ancestry=AncestryCache(state.root, state.common_dir, cache_path),
+        ancestry=AncestryCache(state.root_str, state.common_dir_str, cache_path),
     )
 
 
-def current_scope(cwd: str | Path, cache_path: Path | None = None) -> BranchScope:
+def current_scope(cwd: StrPath, cache_path: StrPath | None = None) -> BranchScope:
     """The branch scope of a working folder; cache_path keeps ancestry answers between runs."""
     return scope_from_state(read_git_state(cwd), cache_path)

@@ -8,21 +8,23 @@ and imports only the standard library (it is on the prompt hook's path).
 
 from __future__ import annotations
 
-import contextlib
 import json
+import os
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 
 from cms import paths
 from cms.errors import StoreError
 from cms.observations.migrations import KINDS, SCHEMA_VERSION, apply_migrations
 
-TYPE_CHECKING = False  # typing costs milliseconds to import on the prompt path; mypy reads it
+TYPE_CHECKING = False  # typing and pathlib cost the prompt hook milliseconds; mypy reads these
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from pathlib import Path
     from typing import Any, TypeVar
+
+    from cms.paths import StrPath
 
     T = TypeVar("T")
 
@@ -182,8 +184,12 @@ _OBSERVATION_FIELDS = (
 )
 
 
-def store_path(project_id: str) -> Path:
+def store_path_str(project_id: str) -> str:
     """Where the store of a project lives: <CMS_HOME>/projects/<id>/observations.db."""
+    return os.path.join(paths.project_dir_str(project_id), DB_NAME)
+
+
+def store_path(project_id: str) -> Path:
     return paths.project_dir(project_id) / DB_NAME
 
 
@@ -286,19 +292,25 @@ class ObservationStore:
     """One project's store. Open it per process; the connection is not shared across threads."""
 
     def __init__(
-        self, path: Path, project: str, *, busy_timeout: float = 10.0, patience: float = 60.0
+        self, path: StrPath, project: str, *, busy_timeout: float = 10.0, patience: float = 60.0
     ) -> None:
-        self.path = path
+        self.path_str = path = os.fspath(path)
         self.project = project
         self.patience = patience
         try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
             self._conn = sqlite3.connect(
-                str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+                path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open observation store {path}: {exc}") from exc
         self._prepare()
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.path_str)
 
     @classmethod
     def for_project(cls, project_id: str) -> ObservationStore:
@@ -326,7 +338,9 @@ class ObservationStore:
                     time.sleep(delay * (0.5 + (time.perf_counter_ns() % 1009) / 1009))  # jitter
                     delay = min(delay * 2, 0.2)
                     continue
-                raise StoreError(f"observation store {self.path}: {what} failed: {exc}") from exc
+                raise StoreError(
+                    f"observation store {self.path_str}: {what} failed: {exc}"
+                ) from exc
 
     def _transaction(self, fn: Callable[[sqlite3.Connection], T], begin: str) -> T:
         conn = self._conn
@@ -336,8 +350,10 @@ class ObservationStore:
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
+                try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
                     conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
             raise
         return result
 
@@ -359,7 +375,7 @@ class ObservationStore:
             return
         if current > SCHEMA_VERSION:
             raise StoreError(
-                f"observation store {self.path} has schema {current}, newer than this cms "
+                f"observation store {self.path_str} has schema {current}, newer than this cms "
                 f"({SCHEMA_VERSION}); upgrade cms"
             )
         self._retrying(
@@ -410,6 +426,7 @@ class ObservationStore:
 
     def stats(self) -> dict[str, Any]:
         """Counts for `cms stats`: totals, live by kind and by branch, store size in bytes."""
+        import contextlib
 
         def collect(c: sqlite3.Connection) -> dict[str, Any]:
             total, archived, superseded = c.execute(
@@ -443,7 +460,7 @@ class ObservationStore:
         size = 0
         for suffix in ("", "-wal"):
             with contextlib.suppress(OSError):
-                size += Path(str(self.path) + suffix).stat().st_size
+                size += os.stat(self.path_str + suffix).st_size
         result["bytes"] = size
         return result
 
