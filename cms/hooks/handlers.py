@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from cms import paths
-from cms.config import Config
 from cms.errors import CmsError
-from cms.hooks import inject
-from cms.hooks.events import HookEvent
-from cms.hooks.indexview import IndexView, load_index_view
 from cms.log import log_event
 
-TYPE_CHECKING = False  # typing and the Exchange dataclass stay off the prompt path
+TYPE_CHECKING = False  # typing stays off the hook path; mypy still reads these imports
 if TYPE_CHECKING:
     from typing import Literal
 
+    from cms.config import Config
+    from cms.hooks.events import HookEvent
+    from cms.hooks.indexview import IndexView
     from cms.transcripts.exchange import Exchange
 
 PROMPT_CACHE = "last-prompt.json"
@@ -39,6 +37,9 @@ def handle_event(event: HookEvent, config: Config) -> str | None:
 
 
 def _index_view(session_id: str, limit: int) -> IndexView | None:
+    from cms.hooks import inject
+    from cms.hooks.indexview import load_index_view
+
     try:
         return load_index_view(session_id, inject.index_budget(limit))
     except (CmsError, OSError) as exc:
@@ -52,6 +53,7 @@ def _shown_ids(notes: list[tuple[int, str]], context: str) -> list[int]:
 
 def session_start(event: HookEvent, config: Config) -> str | None:
     """Inject the map index (if any) and the project briefing; remember what was shown."""
+    from cms.hooks import inject
     from cms.hooks.projectnotes import briefing_notes
 
     limit = inject.inject_limit(config.hooks.inject_max_chars)
@@ -76,6 +78,7 @@ def session_start(event: HookEvent, config: Config) -> str | None:
 def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
     """Inject the index when its subtopics changed since this chat last got it (the new and
     archived ones only), plus relevant observations the chat has not been shown yet."""
+    from cms.hooks import inject
     from cms.hooks.projectnotes import relevant_notes
 
     if event.transcript_path is None and event.prompt:
@@ -116,17 +119,19 @@ def _cache_prompt(event: HookEvent) -> None:
     """Keep the (redacted) prompt for Stop when the agent gives no transcript (some Codex runs)."""
     from cms.transcripts.redact import redact_text
 
-    path = paths.chat_dir(event.session_id) / PROMPT_CACHE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder = paths.chat_dir_str(event.session_id)
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f".{PROMPT_CACHE}.{os.getpid()}.tmp")
     with open(tmp, "w", encoding="utf-8") as handle:
         json.dump({"prompt": redact_text(event.prompt)}, handle)
-    os.replace(tmp, path)
+    os.replace(tmp, os.path.join(folder, PROMPT_CACHE))
 
 
 def _cached_prompt(session_id: str) -> str:
     try:
-        with open(paths.chat_dir(session_id) / PROMPT_CACHE, encoding="utf-8") as handle:
+        with open(
+            os.path.join(paths.chat_dir_str(session_id), PROMPT_CACHE), encoding="utf-8"
+        ) as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         return ""
@@ -137,11 +142,9 @@ def _cached_prompt(session_id: str) -> str:
 def _latest_exchange(event: HookEvent) -> Exchange | None:
     """The exchange the Stop hook queues: from the transcript, else from the hook's own fields
     (last_assistant_message, plus the prompt cached at UserPromptSubmit). Already redacted."""
-    import dataclasses
-
     from cms.transcripts.reader import read_latest_exchange
 
-    path = Path(event.transcript_path) if event.transcript_path else None
+    path = event.transcript_path or None
     agent: Literal["claude_code", "codex"] = "codex" if event.agent == "codex" else "claude_code"
     try:
         found = read_latest_exchange(path, event.last_assistant_message, agent=agent)
@@ -151,14 +154,14 @@ def _latest_exchange(event: HookEvent) -> Exchange | None:
     if found is not None and not found.user and found.extra.get("transcript") == "missing":
         cached = _cached_prompt(event.session_id)
         if cached:
-            found = dataclasses.replace(found, user=cached)
+            found = found.replace(user=cached)
     return found
 
 
 def stop(event: HookEvent, config: Config) -> None:
     """Queue the latest exchange for the map updater and make sure a worker runs. Prints nothing."""
     from cms.hooks import jobs, queue
-    from cms.hooks.worker import ensure_worker
+    from cms.hooks.launch import ensure_worker
     from cms.project import identify_project
 
     exchange = _latest_exchange(event)
@@ -166,7 +169,7 @@ def stop(event: HookEvent, config: Config) -> None:
         log_event("debug", "no_exchange", session=event.session_id)
         return None
     project = identify_project(event.cwd).id
-    queue.enqueue(
+    queue.add_job(
         event.session_id,
         jobs.MAP_UPDATE,
         jobs.map_update_payload(exchange, project=project, cwd=event.cwd),
@@ -178,7 +181,7 @@ def stop(event: HookEvent, config: Config) -> None:
 def queue_capture(event: HookEvent, config: Config) -> None:
     """SessionEnd and PreCompact: queue observation capture for the session. Prints nothing."""
     from cms.hooks import jobs, queue
-    from cms.hooks.worker import ensure_worker
+    from cms.hooks.launch import ensure_worker
     from cms.project import identify_project
 
     payload = jobs.capture_payload(
@@ -188,7 +191,7 @@ def queue_capture(event: HookEvent, config: Config) -> None:
         agent=event.agent,
         reason=f"{event.name}:{event.reason}" if event.reason else event.name,
     )
-    queue.enqueue(event.session_id, jobs.CAPTURE, payload)
+    queue.add_job(event.session_id, jobs.CAPTURE, payload)
     ensure_worker(event.session_id)
     return None
 

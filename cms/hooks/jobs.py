@@ -7,11 +7,11 @@ transcript. Running a job imports the heavy parts (providers, SDKs); building on
 
 from __future__ import annotations
 
-import contextlib
-from pathlib import Path
-from typing import Any
-
 from cms.transcripts.exchange import Exchange, ToolCall
+
+TYPE_CHECKING = False  # typing stays off the Stop hook's path; mypy still reads these imports
+if TYPE_CHECKING:
+    from typing import Any
 
 MAP_UPDATE = "map_update"
 CAPTURE = "capture"
@@ -142,6 +142,8 @@ def run_map_update(
 
 def session_text(session_id: str, transcript: str | None) -> str:
     """What the observe model reads: the chat map in full, then the latest exchanges."""
+    import contextlib
+
     from cms import paths
     from cms.errors import MapNotFoundError
     from cms.map.render import render_full
@@ -156,7 +158,7 @@ def session_text(session_id: str, transcript: str | None) -> str:
     if transcript:
         from cms.transcripts.reader import read_exchanges
 
-        recent = read_exchanges(Path(transcript))[-RECENT_EXCHANGES:]
+        recent = read_exchanges(transcript)[-RECENT_EXCHANGES:]
         if recent:
             per = max(1000, SESSION_TEXT_CHARS // len(recent))
             parts.append("## Latest exchanges")

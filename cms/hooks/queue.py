@@ -2,7 +2,8 @@
 
 Owns job files (atomic writes, names that sort in arrival order, an attempts counter), the
 failed/ folder where jobs that keep failing are set aside, and the per-chat worker lock. It
-never runs a job. Standard library only: the Stop hook writes here on the fast path.
+never runs a job. Standard library only: the Stop hook writes here on the fast path, through
+the str-based add_job and worker_running (pathlib, dataclasses and typing cost it ~30 ms).
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from cms import paths
+
+TYPE_CHECKING = False  # typing and pathlib stay off the hook path; mypy still reads these
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 JOB_SUFFIX = ".json"
 FAILED_DIR = "failed"
@@ -25,18 +28,46 @@ JOB_VERSION = 1
 _counter = itertools.count()
 
 
-@dataclass(frozen=True)
 class Job:
-    path: Path
-    kind: str  # "map_update" or "capture"
-    session_id: str
-    attempts: int
-    created_at: float
-    payload: dict[str, Any]
+    """One job read from its file (a plain slotted class; treat instances as immutable)."""
+
+    __slots__ = ("attempts", "created_at", "kind", "path", "payload", "session_id")
+
+    def __init__(
+        self,
+        path: Path,
+        kind: str,  # "map_update" or "capture"
+        session_id: str,
+        attempts: int,
+        created_at: float,
+        payload: dict[str, Any],
+    ) -> None:
+        self.path = path
+        self.kind = kind
+        self.session_id = session_id
+        self.attempts = attempts
+        self.created_at = created_at
+        self.payload = payload
 
     @property
     def name(self) -> str:
         return self.path.name
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Job):
+            return NotImplemented
+        mine = (self.path, self.kind, self.session_id, self.attempts, self.created_at)
+        theirs = (other.path, other.kind, other.session_id, other.attempts, other.created_at)
+        return mine == theirs and self.payload == other.payload
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, holds a dict
+
+    def __repr__(self) -> str:
+        return f"Job(path={self.path!r}, kind={self.kind!r}, attempts={self.attempts!r})"
+
+
+def chat_queue_dir_str(session_id: str) -> str:
+    return os.path.join(paths.queue_dir_str(), paths.safe_name(session_id))
 
 
 def chat_queue_dir(session_id: str) -> Path:
@@ -44,24 +75,35 @@ def chat_queue_dir(session_id: str) -> Path:
     return paths.queue_dir() / paths.safe_name(session_id)
 
 
-def _write_json_atomically(path: Path, data: dict[str, Any]) -> None:
+def _write_json_atomically(path: str | Path, data: dict[str, Any]) -> None:
     """Write to a hidden temp file in the same folder, then rename (survives a killed process)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as handle:
             json.dump(data, handle, ensure_ascii=False)
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+            os.unlink(tmp)
+        except OSError:
+            pass
         raise
 
 
 def enqueue(session_id: str, kind: str, payload: dict[str, Any]) -> Path:
     """Add a job at the end of the chat's queue; return its file."""
-    folder = chat_queue_dir(session_id)
-    folder.mkdir(parents=True, exist_ok=True)
+    from pathlib import Path
+
+    return Path(add_job(session_id, kind, payload))
+
+
+def add_job(session_id: str, kind: str, payload: dict[str, Any]) -> str:
+    """enqueue for the hooks: the same job, its file returned as a str."""
+    folder = chat_queue_dir_str(session_id)
+    os.makedirs(folder, exist_ok=True)
     name = f"{time.time_ns():020d}-{os.getpid():08d}-{next(_counter):04d}{JOB_SUFFIX}"
-    path = folder / name
+    path = os.path.join(folder, name)
     _write_json_atomically(
         path,
         {
@@ -175,7 +217,7 @@ def queued_sessions() -> list[str]:
 class WorkerLock:
     """A non-blocking exclusive lock on <chat queue>/worker.lock, holding the owner's pid."""
 
-    def __init__(self, fd: int, path: Path) -> None:
+    def __init__(self, fd: int, path: str) -> None:
         self.fd = fd
         self.path = path
 
@@ -196,9 +238,9 @@ class WorkerLock:
 
 def try_worker_lock(session_id: str) -> WorkerLock | None:
     """Take the chat's worker lock without waiting; None when another process holds it."""
-    folder = chat_queue_dir(session_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / LOCK_NAME
+    folder = chat_queue_dir_str(session_id)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, LOCK_NAME)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         locked = _try_lock(fd)

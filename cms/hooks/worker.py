@@ -1,4 +1,5 @@
-"""The detached, short-lived worker that drains one chat's job queue, and how hooks start it.
+"""The detached, short-lived worker that drains one chat's job queue (hooks start it through
+cms.hooks.launch, whose ensure_worker and spawn_worker are re-exported here).
 
 At most one worker per chat (a non-blocking lock); jobs run oldest first, each bounded by
 worker.job_timeout_seconds; a job file is deleted only after its result is saved, so a killed
@@ -22,6 +23,8 @@ from typing import Any
 from cms import paths
 from cms.errors import CmsError, ProviderError
 from cms.hooks import queue
+from cms.hooks.launch import ensure_worker as ensure_worker  # re-exported: hooks start workers
+from cms.hooks.launch import spawn_worker as spawn_worker
 from cms.log import log_event
 
 HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
@@ -208,65 +211,6 @@ def drain_chat(
             lock.release()
         if not queue.list_jobs(session_id):
             return result
-
-
-# ----------------------------------------------------------------------------- starting one
-
-
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["CMS_HOME"] = str(paths.cms_home().absolute())
-    env.pop("CMS_SYNC", None)
-    package_root = str(Path(__file__).resolve().parents[2])
-    current = env.get("PYTHONPATH", "")
-    if package_root not in current.split(os.pathsep):
-        env["PYTHONPATH"] = package_root + (os.pathsep + current if current else "")
-    return env
-
-
-def spawn_worker(session_id: str) -> int | None:
-    """Start a detached worker for the chat (own session, no terminal, stdio to devnull).
-    Returns its pid, or None when it could not be started (logged)."""
-    argv = [sys.executable, "-m", "cms.hooks.worker", "--session", session_id]
-    try:
-        if sys.platform != "win32" and hasattr(os, "posix_spawn"):
-            devnull = os.devnull
-            actions = [
-                (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0),
-            ]
-            return os.posix_spawn(
-                sys.executable, argv, _child_env(), file_actions=actions, setsid=True
-            )
-        import subprocess
-
-        flags = 0
-        if sys.platform == "win32":
-            flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=_child_env(),
-            close_fds=True,
-            start_new_session=sys.platform != "win32",
-            creationflags=flags,
-        )
-        return process.pid
-    except OSError as exc:
-        log_event("error", "worker_spawn_failed", str(exc), session=session_id)
-        return None
-
-
-def ensure_worker(session_id: str) -> None:
-    """After queueing a job: run it inline with CMS_SYNC=1, else start a worker if none runs."""
-    if os.environ.get("CMS_SYNC") == "1":
-        drain_chat(session_id, idle=0.0)
-        return
-    if not queue.worker_running(session_id):
-        spawn_worker(session_id)
 
 
 # ----------------------------------------------------------------------------- entry point

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-from typing import Any
 
 from cms.transcripts import cleanup, jsonl
 from cms.transcripts.exchange import Exchange
-from cms.transcripts.jsonl import Record
 from cms.transcripts.redact import redact_text
+
+TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
+if TYPE_CHECKING:
+    from typing import Any
+
+    from cms.paths import StrPath
+    from cms.transcripts.jsonl import Record
 
 AGENT = "claude_code"
 
@@ -351,7 +355,9 @@ def _timestamp(record: Record) -> str | None:
     return stamp if isinstance(stamp, str) else None
 
 
-def read_latest_exchange(path: Path, last_assistant_message: str | None = None) -> Exchange | None:
+def read_latest_exchange(
+    path: StrPath, last_assistant_message: str | None = None
+) -> Exchange | None:
     """The latest turn: the last genuine prompt and everything after it, read from the end of
     the file. None when the transcript holds no turn and no last message is given."""
     start, lines = jsonl.read_tail(path, _is_prompt_line)
@@ -374,7 +380,7 @@ def read_latest_exchange(path: Path, last_assistant_message: str | None = None) 
     return cleanup.with_last_message(exchange, last_assistant_message)
 
 
-def read_exchanges(path: Path) -> list[Exchange]:
+def read_exchanges(path: StrPath) -> list[Exchange]:
     """Every turn of the transcript in order (turn 0 holds what precedes the first prompt, if
     anything does)."""
     exchanges: list[Exchange] = []

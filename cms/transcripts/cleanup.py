@@ -6,7 +6,6 @@ the agent's `<system-reminder>` blocks never reach the extractor. Knows nothing 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from cms.transcripts.exchange import Exchange, ToolCall
@@ -101,9 +100,7 @@ def with_last_message(exchange: Exchange, last_assistant_message: str | None) ->
         return exchange
     assistant = exchange.assistant + "\n\n" + message if exchange.assistant else message
     extra = {**exchange.extra, "assistant_source": "last_assistant_message"}
-    return dataclasses.replace(
-        exchange, assistant=trim_middle(assistant, ASSISTANT_LIMIT, 0.3), extra=extra
-    )
+    return exchange.replace(assistant=trim_middle(assistant, ASSISTANT_LIMIT, 0.3), extra=extra)
 
 
 def cap_tools(tools: list[ToolCall], extra: dict[str, str]) -> tuple[ToolCall, ...]:

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-from typing import Any
 
 from cms.transcripts import cleanup, jsonl
 from cms.transcripts.exchange import Exchange
-from cms.transcripts.jsonl import Record
 from cms.transcripts.redact import redact_text
+
+TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
+if TYPE_CHECKING:
+    from typing import Any
+
+    from cms.paths import StrPath
+    from cms.transcripts.jsonl import Record
 
 AGENT = "codex"
 
@@ -271,7 +275,7 @@ def _timestamp(record: Record) -> str | None:
     return stamp if isinstance(stamp, str) else None
 
 
-def _session_meta(path: Path) -> Record | None:
+def _session_meta(path: StrPath) -> Record | None:
     for line in jsonl.read_head(path, 1024 * 1024)[:3]:
         record = jsonl.parse_line(line)
         if record is not None and record.get("type") == "session_meta":
@@ -286,7 +290,9 @@ def _is_context_line(line: bytes) -> bool:
     return record is not None and record.get("type") == "turn_context"
 
 
-def read_latest_exchange(path: Path, last_assistant_message: str | None = None) -> Exchange | None:
+def read_latest_exchange(
+    path: StrPath, last_assistant_message: str | None = None
+) -> Exchange | None:
     """The latest turn, read from the end of the rollout; None when it holds no turn and no
     last message is given."""
     start, lines = jsonl.read_tail(path, _any_prompt)
@@ -322,7 +328,7 @@ def read_latest_exchange(path: Path, last_assistant_message: str | None = None) 
     return cleanup.with_last_message(exchange, last_assistant_message)
 
 
-def read_exchanges(path: Path) -> list[Exchange]:
+def read_exchanges(path: StrPath) -> list[Exchange]:
     """Every turn of the rollout in order (turn 0 holds what precedes the first prompt)."""
     mode = RESPONSE
     for line in jsonl.iter_lines(path):

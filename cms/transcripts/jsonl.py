@@ -7,13 +7,18 @@ never fatal). An unreadable file raises TranscriptError. Knows nothing of either
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
+import os
 
 from cms.errors import TranscriptError
 
-Record = dict[str, Any]
+TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    from cms.paths import StrPath
+
+    Record = dict[str, Any]
 _FIRST_BLOCK = 64 * 1024
 _MAX_BLOCK = 4 * 1024 * 1024
 _CHUNK = 1024 * 1024
@@ -31,13 +36,13 @@ def parse_line(line: bytes) -> Record | None:
     return value if isinstance(value, dict) else None
 
 
-def _fail(path: Path, error: OSError) -> TranscriptError:
+def _fail(path: StrPath, error: OSError) -> TranscriptError:
     reason = error.strerror or type(error).__name__
     return TranscriptError(f"cannot read transcript {path}: {reason}")
 
 
 def read_tail(
-    path: Path, is_start: Callable[[bytes], bool], end: int | None = None
+    path: StrPath, is_start: Callable[[bytes], bool], end: int | None = None
 ) -> tuple[int, list[bytes]]:
     """The lines from the last one for which `is_start` holds to the end of the file (or to byte
     `end`, a line start), in order, with the byte offset where that line starts. Reads backwards
@@ -70,7 +75,7 @@ def read_tail(
         raise _fail(path, error) from error
 
 
-def iter_lines(path: Path, end: int | None = None) -> Iterator[bytes]:
+def iter_lines(path: StrPath, end: int | None = None) -> Iterator[bytes]:
     """Every line of the file (or of its first `end` bytes), in order, read in chunks."""
     try:
         with open(path, "rb") as handle:
@@ -93,7 +98,7 @@ def iter_lines(path: Path, end: int | None = None) -> Iterator[bytes]:
 
 
 def count_lines(
-    path: Path, end: int, predicate: Callable[[bytes], bool], needle: bytes = b""
+    path: StrPath, end: int, predicate: Callable[[bytes], bool], needle: bytes = b""
 ) -> int:
     """How many lines in the first `end` bytes satisfy `predicate`. With a `needle` that every
     such line contains, only the lines holding it are looked at (no per-line split of the rest:
@@ -127,7 +132,7 @@ def count_lines(
     return count
 
 
-def read_head(path: Path, limit: int = 256 * 1024) -> list[bytes]:
+def read_head(path: StrPath, limit: int = 256 * 1024) -> list[bytes]:
     """The complete lines within the first `limit` bytes (plus the first line, however long,
     cut at `limit`): enough to tell a format or read a session header."""
     try:
@@ -141,12 +146,12 @@ def read_head(path: Path, limit: int = 256 * 1024) -> list[bytes]:
     return lines
 
 
-def check_readable(path: Path) -> None:
+def check_readable(path: StrPath) -> None:
     """Raise TranscriptError unless `path` is a readable regular file."""
     try:
         with open(path, "rb"):
             pass
     except OSError as error:
         raise _fail(path, error) from error
-    if not path.is_file():
+    if not os.path.isfile(path):
         raise TranscriptError(f"cannot read transcript {path}: not a regular file")

@@ -8,15 +8,20 @@ cannot be read raises TranscriptError, except at Stop time when the hook's own
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
-from typing import Literal
 
 from cms.errors import TranscriptError
 from cms.transcripts import claude_code, cleanup, codex, jsonl
 from cms.transcripts.exchange import Exchange
 
-Format = Literal["claude_code", "codex"]
+TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from cms.paths import StrPath
+
+    Format = Literal["claude_code", "codex"]
 
 _CODEX_TYPES = re.compile(rb'"type"\s*:\s*"(?:session_meta|response_item|event_msg|turn_context)"')
 _CLAUDE_KEYS = re.compile(
@@ -26,7 +31,7 @@ _CLAUDE_KEYS = re.compile(
 )
 
 
-def detect_format(path: Path) -> Format | None:
+def detect_format(path: StrPath) -> Format | None:
     """ "claude_code" or "codex" from the first records of the file; None when it is empty or
     holds neither (a missing or unreadable file raises TranscriptError)."""
     for line in jsonl.read_head(path, 256 * 1024)[:50]:
@@ -35,18 +40,19 @@ def detect_format(path: Path) -> Format | None:
             return "codex"
         if _CLAUDE_KEYS.search(head if len(line) <= 4096 else line):
             return "claude_code"
-    if path.name.startswith("rollout-") and path.suffix == ".jsonl":
+    name = os.path.basename(path)
+    if name.startswith("rollout-") and name.endswith(".jsonl"):
         return "codex"
     return None
 
 
-def _format_of(path: Path) -> Format:
+def _format_of(path: StrPath) -> Format:
     jsonl.check_readable(path)
     return detect_format(path) or "claude_code"  # an empty file reads as no turns
 
 
 def read_latest_exchange(
-    path: Path | None,
+    path: StrPath | None,
     last_assistant_message: str | None = None,
     *,
     agent: Format = "claude_code",
@@ -71,7 +77,7 @@ def read_latest_exchange(
         return exchange if exchange.assistant else None
 
 
-def read_exchanges(path: Path) -> list[Exchange]:
+def read_exchanges(path: StrPath) -> list[Exchange]:
     """Every turn of the transcript in order (for `cms replay` and turn-by-turn tests)."""
     if _format_of(path) == "codex":
         return codex.read_exchanges(path)
