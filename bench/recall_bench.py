@@ -30,6 +30,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.timing import PYTHON, bench_env  # noqa: E402
+
 WORDS = [
     "auth",
     "token",
@@ -367,15 +369,14 @@ def main() -> None:
 
 
 def run_bench(corpus: str, runs: int, observations: int) -> None:
-    python = os.path.realpath(sys.executable)
+    python = PYTHON
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         os.environ["CMS_HOME"] = str(base / "cms-home")
         repo = base / "repo"
         commits = make_repo(repo)
         fill_store(repo, commits, observations, corpus)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPATH"] = str(REPO)
+        env = bench_env()
         hook = [python, "-c", HOOK_CODE, str(repo), PROMPT]
         brief = [python, "-c", BRIEFING_CODE, str(repo)]
         out = subprocess.run(hook, env=env, cwd=repo, check=True, capture_output=True, text=True)
