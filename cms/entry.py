@@ -13,9 +13,12 @@ import sys
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["hook"]:
-        from cms.hooks.runner import run_hook
+        from cms.hooks.runner import run_hook, skip_teardown
 
-        sys.exit(run_hook(args[1:]))
+        code = run_hook(args[1:])
+        if argv is None:  # a real hook process, not a caller in Python
+            skip_teardown(code)
+        sys.exit(code)
     if args[:1] == ["search"] and not {"-h", "--help"} & set(args):
         from cms.search_command import run_search_argv  # the agent's lookups: no typer either
 
