@@ -123,7 +123,7 @@ def _cache_prompt(event: HookEvent) -> None:
     os.makedirs(folder, exist_ok=True)
     tmp = os.path.join(folder, f".{PROMPT_CACHE}.{os.getpid()}.tmp")
     with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump({"prompt": redact_text(event.prompt)}, handle)
+        handle.write(json.dumps({"prompt": redact_text(event.prompt)}))
     os.replace(tmp, os.path.join(folder, PROMPT_CACHE))
 
 

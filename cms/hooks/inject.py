@@ -203,7 +203,7 @@ def save_state(session_id: str, state: InjectionState) -> None:
     }
     try:
         with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False)
+            handle.write(json.dumps(data, ensure_ascii=False))  # one C call, not dump's chunks
         os.replace(tmp, path)
     except BaseException:
         try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
