@@ -141,16 +141,22 @@ def _cached_prompt(session_id: str) -> str:
 
 def _latest_exchange(event: HookEvent) -> Exchange | None:
     """The exchange the Stop hook queues: from the transcript, else from the hook's own fields
-    (last_assistant_message, plus the prompt cached at UserPromptSubmit). Already redacted."""
+    (last_assistant_message, plus the prompt cached at UserPromptSubmit). Already redacted.
+    The prompt count is carried between Stops, so only the transcript's new tail is scanned."""
+    from cms.hooks.turncount import load_turn_count, save_turn_count
     from cms.transcripts.reader import read_latest_exchange
 
     path = event.transcript_path or None
     agent: Literal["claude_code", "codex"] = "codex" if event.agent == "codex" else "claude_code"
+    counted = load_turn_count(event.session_id)
+    kept = counted.to_json()
     try:
-        found = read_latest_exchange(path, event.last_assistant_message, agent=agent)
+        found = read_latest_exchange(path, event.last_assistant_message, agent=agent, memo=counted)
     except (CmsError, OSError) as exc:
         log_event("warning", "transcript_unreadable", str(exc), session=event.session_id)
         return None
+    if counted.to_json() != kept:
+        save_turn_count(event.session_id, counted)
     if found is not None and not found.user and found.extra.get("transcript") == "missing":
         cached = _cached_prompt(event.session_id)
         if cached:

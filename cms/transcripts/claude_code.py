@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from cms.paths import StrPath
-    from cms.transcripts.jsonl import Record
+    from cms.transcripts.jsonl import LineCount, Record
 
 AGENT = "claude_code"
 
@@ -356,17 +356,19 @@ def _timestamp(record: Record) -> str | None:
 
 
 def read_latest_exchange(
-    path: StrPath, last_assistant_message: str | None = None
+    path: StrPath, last_assistant_message: str | None = None, *, memo: LineCount | None = None
 ) -> Exchange | None:
     """The latest turn: the last genuine prompt and everything after it, read from the end of
-    the file. None when the transcript holds no turn and no last message is given."""
+    the file. None when the transcript holds no turn and no last message is given. A `memo` kept
+    from the previous call spares counting the earlier prompts again (see jsonl.count_lines)."""
     start, lines = jsonl.read_tail(path, _is_prompt_line)
     first = _prompt_of_line(lines[0]) if lines else None
     if first is None:
         turn = _Turn("", 0, None)
     else:
         record, text = first
-        number = jsonl.count_lines(path, start, _is_prompt_line, b'"user"') + 1
+        memo = memo.use_for(AGENT) if memo is not None else None
+        number = jsonl.count_lines(path, start, _is_prompt_line, b'"user"', memo=memo) + 1
         turn = _Turn(text, number, _timestamp(record))
     for line in lines:
         parsed = jsonl.parse_line(line)

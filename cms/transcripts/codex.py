@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from cms.paths import StrPath
-    from cms.transcripts.jsonl import Record
+    from cms.transcripts.jsonl import LineCount, Record
 
 AGENT = "codex"
 
@@ -291,10 +291,11 @@ def _is_context_line(line: bytes) -> bool:
 
 
 def read_latest_exchange(
-    path: StrPath, last_assistant_message: str | None = None
+    path: StrPath, last_assistant_message: str | None = None, *, memo: LineCount | None = None
 ) -> Exchange | None:
     """The latest turn, read from the end of the rollout; None when it holds no turn and no
-    last message is given."""
+    last message is given. A `memo` kept from the previous call spares counting the earlier
+    prompts again (see jsonl.count_lines)."""
     start, lines = jsonl.read_tail(path, _any_prompt)
     first_event = _prompt_of_line(lines[0], EVENT) if lines else None
     first = first_event or (_prompt_of_line(lines[0], RESPONSE) if lines else None)
@@ -304,7 +305,11 @@ def read_latest_exchange(
         mode = EVENT if first_event else RESPONSE
         needle = b'"user_message"' if mode == EVENT else b'"user"'
         number = jsonl.count_lines(
-            path, start, lambda line: _prompt_of_line(line, mode) is not None, needle
+            path,
+            start,
+            lambda line: _prompt_of_line(line, mode) is not None,
+            needle,
+            memo=memo.use_for(f"{AGENT}:{mode}") if memo is not None else None,
         )
         turn = _Turn(first[1], number + 1, _timestamp(first[0]))
     if start > 0:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from cms.paths import StrPath
+    from cms.transcripts.jsonl import LineCount
 
     Format = Literal["claude_code", "codex"]
 
@@ -56,19 +57,21 @@ def read_latest_exchange(
     last_assistant_message: str | None = None,
     *,
     agent: Format = "claude_code",
+    memo: LineCount | None = None,
 ) -> Exchange | None:
     """The latest exchange of the chat, or None when the transcript holds no turn.
 
     With `last_assistant_message` (the Stop hook's field) the assistant side is completed from
     it when the transcript lags. If the transcript is missing or unreadable and that message is
     given, an Exchange with an empty user side, turn 0 and `extra["transcript"] = "missing"` comes
-    back (labelled with `agent`) instead of an error, so a Stop is never lost."""
+    back (labelled with `agent`) instead of an error, so a Stop is never lost. `memo` carries the
+    prompt count between calls on a growing transcript (see jsonl.count_lines)."""
     try:
         if path is None:
             raise TranscriptError("no transcript path given")
         if _format_of(path) == "codex":
-            return codex.read_latest_exchange(path, last_assistant_message)
-        return claude_code.read_latest_exchange(path, last_assistant_message)
+            return codex.read_latest_exchange(path, last_assistant_message, memo=memo)
+        return claude_code.read_latest_exchange(path, last_assistant_message, memo=memo)
     except TranscriptError:
         if not last_assistant_message:
             raise

@@ -112,6 +112,30 @@ def test_codex_stop_without_transcript_pairs_the_cached_prompt(tmp_path: Path) -
     assert "blue-green" in paths.map_path(SESSION).read_text(encoding="utf-8")
 
 
+def test_successive_stops_number_turns_from_a_kept_count_of_the_transcript(
+    tmp_path: Path,
+) -> None:
+    turns = [numbered_turn(SESSION, k) for k in range(1, 5)]
+    transcript = write_transcript(tmp_path / "t.jsonl", turns[:2])
+    kept = paths.chat_dir(SESSION) / "turn-count.json"
+    held = queue.try_worker_lock(SESSION)  # keep workers off so the jobs stay visible
+    assert held is not None
+    try:
+        numbers = []
+        for upto in (2, 3, 4):
+            write_transcript(transcript, turns[:upto])  # the transcript grows at its end
+            assert_clean_reply(run_hook_process("Stop", stop_payload(transcript)))
+            job = queue.read_job(queue.list_jobs(SESSION)[-1])
+            assert job is not None
+            numbers.append(job.payload["exchange"]["turn"])
+            offset = json.loads(kept.read_text(encoding="utf-8"))["offset"]
+            text = transcript.read_bytes()
+            assert text[offset:].startswith(json.dumps(turns[upto - 1][0]).encode())
+    finally:
+        held.release()
+    assert numbers == [2, 3, 4]
+
+
 def test_stop_from_a_subagent_is_ignored(tmp_path: Path) -> None:
     transcript = write_transcript(tmp_path / "t.jsonl", [numbered_turn(SESSION, 1)])
     done = run_hook_process(
