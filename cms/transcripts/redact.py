@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import cached_property
 
 MARK = "[REDACTED:"
 
@@ -168,62 +169,129 @@ _ID_PREFIXES = (
 )
 
 
+# Secret-like names (KEY=value, "key": "value", ...)
+_KEYWORDS = (
+    r"password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|"
+    r"private[_\-]?key|(?:signing|encryption|master|session)[_\-]?key|credential|auth|pass"
+)
+
+
 class _Rules:
-    """The compiled patterns (built once, on the first redaction in a process)."""
+    """The patterns, each compiled on its first use in a process (compiling all of them costs
+    ~12 ms, and most texts need only a few)."""
 
     def __init__(self) -> None:
-        c = re.compile
-        self.private = c(r"<private>.*?(?:</private>|\Z)", re.DOTALL | re.IGNORECASE)
-        self.private_close = c(r"</private>", re.IGNORECASE)
-        self.pem = c(
+        self._tokens: list[re.Pattern[str] | None] = [None] * len(_TOKEN_RULES)
+
+    def token(self, index: int) -> re.Pattern[str]:
+        """The pattern of _TOKEN_RULES[index]."""
+        compiled = self._tokens[index]
+        if compiled is None:
+            compiled = self._tokens[index] = re.compile(_TOKEN_RULES[index][2])
+        return compiled
+
+    @cached_property
+    def private(self) -> re.Pattern[str]:
+        return re.compile(r"<private>.*?(?:</private>|\Z)", re.DOTALL | re.IGNORECASE)
+
+    @cached_property
+    def private_close(self) -> re.Pattern[str]:
+        return re.compile(r"</private>", re.IGNORECASE)
+
+    @cached_property
+    def pem(self) -> re.Pattern[str]:
+        return re.compile(
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END (?:[A-Z0-9]+ )*"
             r"PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:,\- \t\r\n]|\\n)*)",
             re.DOTALL,
         )
-        self.tokens = [(_marker(kind), hints, c(pattern)) for kind, hints, pattern in _TOKEN_RULES]
-        # Authorization headers and bare bearer tokens: keep the scheme, mask the credential.
-        self.auth_header = c(
+
+    # Authorization headers and bare bearer tokens: keep the scheme, mask the credential.
+    @cached_property
+    def auth_header(self) -> re.Pattern[str]:
+        return re.compile(
             r"(?i)(\b(?:proxy-)?authorization\\?[\"']?\s*[:=]\s*\\?[\"']?\s*"
             r"(?:(?:bearer|basic|token|bot|digest)\s+)?)(?!\[REDACTED)([A-Za-z0-9._~+/\-]{8,}=*)"
         )
-        self.bearer = c(r"(?i)(\bbearer\s+)(?=[A-Za-z._~+/\-]*\d)([A-Za-z0-9._~+/\-]{12,}=*)")
-        # scheme://user:password@host
-        self.url_creds = c(r"://(?<=[A-Za-z0-9]://)([^:/\s@'\"]{1,128}):([^@\s/'\"]{1,256})@")
-        # --password=x, --token x
-        self.cli_flag = c(
+
+    @cached_property
+    def bearer(self) -> re.Pattern[str]:
+        return re.compile(r"(?i)(\bbearer\s+)(?=[A-Za-z._~+/\-]*\d)([A-Za-z0-9._~+/\-]{12,}=*)")
+
+    # scheme://user:password@host
+    @cached_property
+    def url_creds(self) -> re.Pattern[str]:
+        return re.compile(r"://(?<=[A-Za-z0-9]://)([^:/\s@'\"]{1,128}):([^@\s/'\"]{1,256})@")
+
+    # --password=x, --token x
+    @cached_property
+    def cli_flag(self) -> re.Pattern[str]:
+        return re.compile(
             r"(?i)((?<![\w-])--?(?:password|passwd|token|api-?key|secret|client-secret|"
             r"access-token|auth-token)(?:=|[ \t]+))([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
         )
-        # KEY=value, KEY: value, "key": "value", export KEY=..., - key: value
-        keywords = (
-            r"password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|"
-            r"private[_\-]?key|(?:signing|encryption|master|session)[_\-]?key|credential|auth|pass"
-        )
-        self.assign = c(
+
+    # KEY=value, KEY: value, "key": "value", export KEY=..., - key: value
+    @cached_property
+    def assign(self) -> re.Pattern[str]:
+        return re.compile(
             r"(?P<lead>^[ \t]*(?:-[ \t]+|export[ \t]+)?)?(?<![\w.\-])(?P<nq>\\?[\"']?)"
-            r"(?P<name>[A-Za-z0-9_.\-]{0,40}?(?:" + keywords + r")[A-Za-z0-9_.\-]{0,40})"
+            r"(?P<name>[A-Za-z0-9_.\-]{0,40}?(?:" + _KEYWORDS + r")[A-Za-z0-9_.\-]{0,40})"
             r"(?P=nq)[ \t]*(?P<sep>:=|=>|=|:)[ \t]*"
             r"(?:\\\"(?P<q1>[^\"\\\n]*)\\\"|\"(?P<q2>(?:[^\"\\\n]|\\.)*)\"|'(?P<q3>[^'\n]*)'"
             r"|(?P<val>[^\s\"'`]+))",
             re.IGNORECASE | re.MULTILINE,
         )
-        self.keyword = c(keywords, re.IGNORECASE)
-        self.name_words = c(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-        self.placeholder = c(
+
+    @cached_property
+    def keyword(self) -> re.Pattern[str]:
+        return re.compile(_KEYWORDS, re.IGNORECASE)
+
+    @cached_property
+    def name_words(self) -> re.Pattern[str]:
+        return re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+    @cached_property
+    def placeholder(self) -> re.Pattern[str]:
+        return re.compile(
             r"(?i)^(?:\$|\{\{|<|%|\*+$|x+$|\.+$|•+$|(?:none|null|nil|undefined|true|false|yes|no|"
             r"on|off|string|str|int|number|bool|boolean|any|bytes|optional|secretstr|required|"
             r"redacted|changeme|\.\.\.)$|redacted|(?:process\.env|os\.environ|os\.getenv|env\.|settings\.|"
             r"config\.|self\.|this\.|args\.|options\.))"
         )
-        self.value_end = c(r"[&,;)}\]]")
-        self.dotted_ident = c(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
-        # high-entropy candidates: long runs of base64/base64url characters
-        self.candidate = c(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_\-])")
-        self.wordy = c(r"[A-Z]?[a-z]{3,}")
-        self.hexish = c(r"^[0-9a-fA-F_\-]+$")
-        self.path_segment = c(r"^[A-Za-z]?[a-z0-9_\-]*$")
-        self.separators = c(r"[-_]")
-        self.prefixed_id = c(
+
+    @cached_property
+    def value_end(self) -> re.Pattern[str]:
+        return re.compile(r"[&,;)}\]]")
+
+    @cached_property
+    def dotted_ident(self) -> re.Pattern[str]:
+        return re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
+
+    # high-entropy candidates: long runs of base64/base64url characters
+    @cached_property
+    def candidate(self) -> re.Pattern[str]:
+        return re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_\-])")
+
+    @cached_property
+    def wordy(self) -> re.Pattern[str]:
+        return re.compile(r"[A-Z]?[a-z]{3,}")
+
+    @cached_property
+    def hexish(self) -> re.Pattern[str]:
+        return re.compile(r"^[0-9a-fA-F_\-]+$")
+
+    @cached_property
+    def path_segment(self) -> re.Pattern[str]:
+        return re.compile(r"^[A-Za-z]?[a-z0-9_\-]*$")
+
+    @cached_property
+    def separators(self) -> re.Pattern[str]:
+        return re.compile(r"[-_]")
+
+    @cached_property
+    def prefixed_id(self) -> re.Pattern[str]:
+        return re.compile(
             r"^[a-z]+(?:_[a-z]+)*_01[A-Za-z0-9]{20,26}$"
         )  # agent_msg_01..., toolu_01...
 
@@ -415,9 +483,9 @@ def _redact_once(rules: _Rules, text: str) -> str:
         text = rules.private_close.sub("", rules.private.sub("", text))
     if "PRIVATE KEY" in text:
         text = rules.pem.sub(_marker("private_key"), text)
-    for marker, hints, pattern in rules.tokens:
+    for index, (kind, hints, _pattern) in enumerate(_TOKEN_RULES):
         if any(hint in text for hint in hints):
-            text = pattern.sub(marker, text)
+            text = rules.token(index).sub(_marker(kind), text)
     if "authorization" in low:
         text = rules.auth_header.sub(lambda m: m.group(1) + _marker("auth_header"), text)
     if "bearer" in low:
