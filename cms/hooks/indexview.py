@@ -99,11 +99,9 @@ def load_index_view(session_id: str, budget: int) -> IndexView | None:
         if cached is not None:
             return cached
         raw = handle.read()
-    from pathlib import Path  # the map store imports it anyway
-
     from cms.map.store import parse_map
 
-    view = view_of_map(parse_map(raw, Path(map_file)), budget)
+    view = view_of_map(parse_map(raw, map_file), budget)
     _write_cache(cache, key, view)
     return view
 

@@ -8,14 +8,16 @@ that cannot be read is reported and kept as it is; it is never overwritten.
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Callable
-from pathlib import Path
 from typing import TypeVar
 
 from cms.errors import CorruptMapError, MapError, MapNotFoundError
 from cms.jsonio import JSONDecodeError, dump_json, parse_json
 from cms.map.model import CorrelationMap, map_from_dict, new_map
+
+TYPE_CHECKING = False  # pathlib and tempfile stay off the prompt hook's cold index path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
 
 T = TypeVar("T")
 
@@ -31,7 +33,7 @@ def load_map(path: Path) -> CorrelationMap:
     return parse_map(raw, path)
 
 
-def parse_map(raw: bytes, path: Path) -> CorrelationMap:
+def parse_map(raw: bytes, path: str | Path) -> CorrelationMap:
     """A map from the bytes of its file; raise CorruptMapError or MapVersionError."""
     try:
         data = parse_json(raw)
@@ -50,6 +52,8 @@ def dump_map(cmap: CorrelationMap) -> bytes:
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Replace path with data: temp file in the same folder, fsync, rename, fsync the folder."""
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -59,7 +63,8 @@ def write_atomically(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
         raise
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:
