@@ -7,8 +7,11 @@ of rows, ranking or git; the caller provides the connection and the transaction.
 
 from __future__ import annotations
 
-import sqlite3
 import time
+
+TYPE_CHECKING = False  # sqlite3 is imported where a migration runs; mypy still reads it
+if TYPE_CHECKING:
+    import sqlite3
 
 KINDS = ("decision", "learning", "bugfix", "command", "file_summary", "preference", "other")
 
@@ -87,6 +90,8 @@ def split_statements(sql: str) -> list[str]:
     executescript() commits the open transaction first, so migrations run statement by statement
     inside the caller's BEGIN IMMEDIATE instead.
     """
+    import sqlite3  # only when a store is created or upgraded
+
     statements: list[str] = []
     pending = ""
     for piece in sql.split(";"):

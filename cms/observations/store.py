@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 import time
 
 from cms import paths
@@ -20,6 +19,7 @@ from cms.observations.migrations import KINDS, SCHEMA_VERSION, apply_migrations
 
 TYPE_CHECKING = False  # typing and pathlib cost the prompt hook milliseconds; mypy reads these
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
     from typing import Any, TypeVar
@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from cms.paths import StrPath
 
     T = TypeVar("T")
+else:
+    try:  # the C module itself: the sqlite3 package also imports datetime for date adapters
+        import _sqlite3 as sqlite3  # that the store never uses (~3 ms of every prompt)
+    except ImportError:  # pragma: no cover - an interpreter without CPython's _sqlite3
+        import sqlite3
 
 DB_NAME = "observations.db"
 MAX_TITLE = 200
