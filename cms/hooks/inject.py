@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 import time
 
@@ -42,26 +41,38 @@ def index_budget(limit: int) -> int:
 
 # ----------------------------------------------------------------------- the search command
 
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def shell_word(text: str) -> str:
+    """`text` quoted for a POSIX shell exactly as shlex.quote does it (shlex itself costs the
+    prompt hook ~1 ms to import)."""
+    if not text:
+        return "''"
+    if _SHELL_SAFE.issuperset(text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
 
 def cms_executable() -> str:
     """The shell words that run this cms: the running script, else the one on PATH, else -m."""
     argv0 = sys.argv[0] if sys.argv else ""
     if os.path.basename(argv0).lower() in ("cms", "cms.exe") and os.path.isfile(argv0):
-        return shlex.quote(os.path.abspath(argv0))
+        return shell_word(os.path.abspath(argv0))
     import shutil
 
     found = shutil.which("cms")
     if found:
-        return shlex.quote(os.path.abspath(found))
-    return f"{shlex.quote(sys.executable or 'python3')} -m cms"
+        return shell_word(os.path.abspath(found))
+    return f"{shell_word(sys.executable or 'python3')} -m cms"
 
 
 def search_command_line(session_id: str) -> str:
     """The exact line that reads this chat's stored facts, with CMS_HOME when it is not default."""
-    words = f"{cms_executable()} search --session {shlex.quote(session_id)}"
+    words = f"{cms_executable()} search --session {shell_word(session_id)}"
     home = os.environ.get("CMS_HOME")
     if home:
-        words = f"CMS_HOME={shlex.quote(os.path.abspath(paths.cms_home_str()))} {words}"
+        words = f"CMS_HOME={shell_word(os.path.abspath(paths.cms_home_str()))} {words}"
     return f'To read stored facts verbatim run: {words} "<query>"'
 
 

@@ -248,6 +248,14 @@ def test_search_line_names_a_non_default_cms_home() -> None:
     assert "--session 'abc def'" in line
 
 
+@pytest.mark.parametrize(
+    "word",
+    ["", "plain", "a b", "it's", 'say "hi"', "$HOME", "x;rm -rf", "tab\there", "é", "@%+=:,./-_"],
+)
+def test_shell_words_are_quoted_exactly_as_shlex_quotes_them(word: str) -> None:
+    assert inject.shell_word(word) == shlex.quote(word)
+
+
 def _store_notes(cwd: Path) -> None:
     memory = open_project_memory(cwd, create=True)
     assert memory is not None
