@@ -119,6 +119,14 @@ def project_dir(project_id: str) -> Path:
     return _path(project_dir_str(project_id))
 
 
+OBSERVATIONS_DB = "observations.db"
+
+
+def observations_db_str(project_id: str) -> str:
+    """The observation store of a project: <CMS_HOME>/projects/<id>/observations.db."""
+    return os.path.join(project_dir_str(project_id), OBSERVATIONS_DB)
+
+
 def usage_path() -> Path:
     return cms_home() / "usage.sqlite3"
 

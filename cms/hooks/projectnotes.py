@@ -8,10 +8,13 @@ ancestry), returns (id, line) pairs ready to inject. Store failures are logged, 
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
 
 from cms.errors import CmsError
 from cms.log import log_event
+
+TYPE_CHECKING = False  # typing stays off the prompt path; mypy still reads these imports
+if TYPE_CHECKING:
+    from collections.abc import Collection
 
 Note = tuple[int, str]
 
@@ -21,12 +24,13 @@ def briefing_notes(cwd: str, limit: int) -> list[Note]:
     if limit <= 0:
         return []
     from cms.observations.access import open_project_memory
-    from cms.observations.recall import briefing, format_observation_line
 
     try:
         memory = open_project_memory(cwd, create=False)
         if memory is None:
             return []
+        from cms.observations.recall import briefing, format_observation_line
+
         with memory:
             now = time.time()
             found = briefing(memory.store, memory.scope, limit, now=now)
@@ -46,12 +50,13 @@ def relevant_notes(
     if limit <= 0 or not query.strip():
         return []
     from cms.observations.access import open_project_memory
-    from cms.observations.recall import format_observation_line, recall
 
     try:
         memory = open_project_memory(cwd, create=False)
         if memory is None:
             return []
+        from cms.observations.recall import format_observation_line, recall
+
         with memory:
             now = time.time()
             found = recall(

@@ -33,7 +33,7 @@ else:
     except ImportError:  # pragma: no cover - an interpreter without CPython's _sqlite3
         import sqlite3
 
-DB_NAME = "observations.db"
+DB_NAME = paths.OBSERVATIONS_DB
 MAX_TITLE = 200
 MAX_BODY = 4000
 MAX_FILES = 50
@@ -189,12 +189,8 @@ _OBSERVATION_FIELDS = (
 )
 
 
-def store_path_str(project_id: str) -> str:
-    """Where the store of a project lives: <CMS_HOME>/projects/<id>/observations.db."""
-    return os.path.join(paths.project_dir_str(project_id), DB_NAME)
-
-
 def store_path(project_id: str) -> Path:
+    """Where the store of a project lives: <CMS_HOME>/projects/<id>/observations.db."""
     return paths.project_dir(project_id) / DB_NAME
 
 

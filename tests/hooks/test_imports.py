@@ -102,3 +102,20 @@ def test_queueing_hooks_import_nothing_heavy(project: Path, tmp_path: Path, even
         held.release()
     assert [m for m in HEAVY if m in loaded] == []
     assert len(queue.list_jobs(SESSION)) == 1
+
+
+@pytest.mark.parametrize(
+    ("event", "extra"),
+    [("SessionStart", {"source": "startup"}), ("UserPromptSubmit", {"prompt": "postgres?"})],
+)
+def test_a_project_without_a_store_costs_no_store_imports(
+    tmp_path: Path, event: str, extra: dict[str, object]
+) -> None:
+    folder = tmp_path / "never-captured"
+    folder.mkdir()
+    build_map(SESSION, suns=2, planets_per_sun=2, facts_per_planet=2)
+    payload = {"session_id": SESSION, "cwd": str(folder), **extra}
+    loaded = modules_after_hook(event, payload, tmp_path / "modules.json")
+    light = ("sqlite3", "_sqlite3", "cms.observations.store", "cms.observations.recall")
+    assert [m for m in light if m in loaded] == []
+    assert not (paths.cms_home() / "projects").exists()  # nothing created for the project
