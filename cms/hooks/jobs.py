@@ -7,11 +7,11 @@ transcript. Running a job imports the heavy parts (providers, SDKs); building on
 
 from __future__ import annotations
 
-from cms.transcripts.exchange import Exchange, ToolCall
-
-TYPE_CHECKING = False  # typing stays off the Stop hook's path; mypy still reads these imports
+TYPE_CHECKING = False  # typing stays off the hook paths; mypy still reads these imports
 if TYPE_CHECKING:
     from typing import Any
+
+    from cms.transcripts.exchange import Exchange
 
 MAP_UPDATE = "map_update"
 CAPTURE = "capture"
@@ -41,6 +41,8 @@ def _str(value: Any, default: str = "") -> str:
 
 def exchange_from_dict(data: dict[str, Any]) -> Exchange:
     """The exchange stored in a job (tolerant: odd fields become empty)."""
+    from cms.transcripts.exchange import Exchange, ToolCall
+
     tools = []
     for raw in data.get("tools") or []:
         if isinstance(raw, dict):
@@ -70,6 +72,7 @@ def exchange_from_dict(data: dict[str, Any]) -> Exchange:
 
 def redact_exchange(exchange: Exchange) -> Exchange:
     """Every text of an exchange passed through the redactor (idempotent on redacted text)."""
+    from cms.transcripts.exchange import Exchange, ToolCall
     from cms.transcripts.redact import redact_text
 
     return Exchange(
