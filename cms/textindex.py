@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-_WORD = re.compile(r"[a-z0-9]+(?:[._/-][a-z0-9]+)*|[^\W\d_]+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+(?:[._/-][^\W_]+)*")  # words, kept whole across . _ / -
 STOPWORDS = frozenset(
     """
     a about above after again against all also am an and any are as at be because been
@@ -70,12 +70,14 @@ _JOINERS = re.compile(r"[._/-]")
 def tokenize(text: str) -> list[str]:
     """Lower-cased, stemmed terms without stopwords; dotted or slashed names also split."""
     terms: list[str] = []
+    cache = _stem_cache
     for word in _WORD.findall(text.casefold()):
-        if _JOINERS.search(word):
-            terms.append(word)
-            terms.extend(stem(p) for p in _JOINERS.split(word) if p and p not in STOPWORDS)
-        elif word not in STOPWORDS:
-            terms.append(stem(word))
+        if word.isalnum():  # the common case: one plain word
+            if word not in STOPWORDS:
+                terms.append(cache.get(word) or stem(word))
+            continue
+        terms.append(word)
+        terms.extend(stem(p) for p in _JOINERS.split(word) if p and p not in STOPWORDS)
     return terms
 
 

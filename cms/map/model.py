@@ -178,6 +178,21 @@ def _kind_name(kinds: tuple[type, ...]) -> str:
 
 
 def _satellite_from(data: Any, where: str) -> Satellite:
+    # Fast path for well-formed facts (a map holds thousands); anything odd takes the checked
+    # path below, which names the problem.
+    if type(data) is dict and len(data) == 5:
+        sat_id, text, created = data.get("id"), data.get("text"), data.get("created_at")
+        updated, turn = data.get("updated_at"), data.get("turn")
+        if (
+            type(sat_id) is str
+            and type(text) is str
+            and type(created) is str
+            and type(updated) is str
+            and type(turn) is int
+            and 0 < len(text) <= MAX_FACT
+            and not text.isspace()
+        ):
+            return Satellite(sat_id, text, created, updated, turn)
     r = _Reader(data, where)
     return Satellite(
         id=r.get("id", str),
