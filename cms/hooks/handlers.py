@@ -117,14 +117,11 @@ def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
 
 def _cache_prompt(event: HookEvent) -> None:
     """Keep the (redacted) prompt for Stop when the agent gives no transcript (some Codex runs)."""
+    from cms.hooks.statefile import write_state
     from cms.transcripts.redact import redact_text
 
-    folder = paths.chat_dir_str(event.session_id)
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{PROMPT_CACHE}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps({"prompt": redact_text(event.prompt)}))
-    os.replace(tmp, os.path.join(folder, PROMPT_CACHE))
+    path = os.path.join(paths.chat_dir_str(event.session_id), PROMPT_CACHE)
+    write_state(path, {"prompt": redact_text(event.prompt)})
 
 
 def _cached_prompt(session_id: str) -> str:

@@ -68,18 +68,10 @@ def _read_cache(path: str, key: list[int]) -> IndexView | None:
 
 def _write_cache(path: str, key: list[int], view: IndexView) -> None:
     """Best effort: a cache that cannot be written is simply rebuilt next time."""
-    folder, name = os.path.split(path)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            data = {"key": key, "text": view.text, "entries": view.entries, "summary": view.summary}
-            handle.write(json.dumps(data, ensure_ascii=False))  # one C call, not dump's chunks
-        os.replace(tmp, path)
-    except OSError:
-        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
-            os.unlink(tmp)
-        except OSError:
-            pass
+    from cms.hooks.statefile import write_state_quietly
+
+    data = {"key": key, "text": view.text, "entries": view.entries, "summary": view.summary}
+    write_state_quietly(path, data)
 
 
 def load_index_view(session_id: str, budget: int) -> IndexView | None:

@@ -202,26 +202,15 @@ def load_state(session_id: str) -> InjectionState:
 
 def save_state(session_id: str, state: InjectionState) -> None:
     """Record what the chat has been shown (atomic replace)."""
-    path = state_path_str(session_id)
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{STATE_NAME}.{os.getpid()}.tmp")
+    from cms.hooks.statefile import write_state
+
     data = {
         "index": state.index,
         "entries": state.entries,
         "observations": state.observations[-MAX_REMEMBERED_OBSERVATIONS:],
         "at": time.time(),
     }
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, ensure_ascii=False))  # one C call, not dump's chunks
-        os.replace(tmp, path)
-    except BaseException:
-        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_state(state_path_str(session_id), data)
 
 
 def hook_reply(event_name: str, context: str) -> str:

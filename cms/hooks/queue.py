@@ -15,6 +15,7 @@ import sys
 import time
 
 from cms import paths
+from cms.hooks.statefile import write_state
 
 TYPE_CHECKING = False  # typing and pathlib stay off the hook path; mypy still reads these
 if TYPE_CHECKING:
@@ -75,22 +76,6 @@ def chat_queue_dir(session_id: str) -> Path:
     return paths.queue_dir() / paths.safe_name(session_id)
 
 
-def _write_json_atomically(path: str | Path, data: dict[str, Any]) -> None:
-    """Write to a hidden temp file in the same folder, then rename (survives a killed process)."""
-    folder, name = os.path.split(path)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, ensure_ascii=False))  # one C call, not dump's chunks
-        os.replace(tmp, path)
-    except BaseException:
-        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def enqueue(session_id: str, kind: str, payload: dict[str, Any]) -> Path:
     """Add a job at the end of the chat's queue; return its file."""
     from pathlib import Path
@@ -104,7 +89,7 @@ def add_job(session_id: str, kind: str, payload: dict[str, Any]) -> str:
     os.makedirs(folder, exist_ok=True)
     name = f"{time.time_ns():020d}-{os.getpid():08d}-{next(_counter):04d}{JOB_SUFFIX}"
     path = os.path.join(folder, name)
-    _write_json_atomically(
+    write_state(
         path,
         {
             "version": JOB_VERSION,
@@ -149,8 +134,8 @@ def read_job(path: Path) -> Job | None:
 def count_attempt(job: Job) -> Job:
     """Record one more attempt in the job file before running it (so a crash still counts)."""
     counted = Job(job.path, job.kind, job.session_id, job.attempts + 1, job.created_at, job.payload)
-    _write_json_atomically(
-        job.path,
+    write_state(
+        str(job.path),
         {
             "version": JOB_VERSION,
             "kind": job.kind,

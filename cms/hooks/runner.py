@@ -66,7 +66,8 @@ def is_excluded(cwd: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def _load_config() -> Config:
+def load_hook_config() -> Config:
+    """The config for hooks and the worker: a broken file is logged and the defaults used."""
     from cms.config import Config, load_config
     from cms.errors import ConfigError
     from cms.log import configure_log, log_event
@@ -98,7 +99,7 @@ def handle_hook(event_arg: str | None, raw: bytes | None) -> str | None:
     if event is None:
         log_event("debug", "hook_ignored", "unknown event or no session id", hook=event_arg)
         return None
-    config = _load_config()
+    config = load_hook_config()
     if is_excluded(event.cwd, config.hooks.exclude):
         return None
     from cms.hooks.handlers import handle_event

@@ -31,15 +31,6 @@ def load_turn_count(session_id: str) -> LineCount:
 
 def save_turn_count(session_id: str, count: LineCount) -> None:
     """Keep the count for the next Stop (atomic replace; best effort: failures are ignored)."""
-    path = _file(session_id)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(count.to_json()))
-        os.replace(tmp, path)
-    except OSError:
-        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
-            os.unlink(tmp)
-        except OSError:
-            pass
+    from cms.hooks.statefile import write_state_quietly
+
+    write_state_quietly(_file(session_id), count.to_json())

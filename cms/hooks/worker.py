@@ -25,6 +25,7 @@ from cms.errors import CmsError, ProviderError
 from cms.hooks import queue
 from cms.hooks.launch import ensure_worker as ensure_worker  # re-exported: hooks start workers
 from cms.hooks.launch import spawn_worker as spawn_worker
+from cms.hooks.runner import load_hook_config
 from cms.log import log_event
 
 HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
@@ -85,19 +86,6 @@ def _hard_exit(seconds: float) -> None:
 
 
 # ----------------------------------------------------------------------------- one job
-
-
-def _load_config() -> Any:
-    from cms.config import Config, load_config
-    from cms.log import configure_log
-
-    try:
-        config = load_config()
-    except CmsError as exc:
-        log_event("error", "config_error", f"{exc}; using defaults")
-        return Config()
-    configure_log(config.log.max_bytes, config.log.backups, config.log.level)
-    return config
 
 
 def run_job(job: queue.Job, config: Any, *, force_local: bool = False) -> str:
@@ -197,7 +185,7 @@ def drain_chat(
     """Drain one chat's queue unless another worker holds it. Safe against the race where a job
     is queued just as the worker decides to stop: the queue is looked at again after the lock
     is released (the hook writes its job before it checks for a worker)."""
-    config = config or _load_config()
+    config = config or load_hook_config()
     idle = config.worker.idle_exit_seconds if idle is None else idle
     result = DrainResult()
     while True:
@@ -218,7 +206,7 @@ def drain_chat(
 
 def run_worker(session_id: str | None, *, hard_exit: bool = False) -> DrainResult:
     """Drain one chat, or every chat with pending jobs (`cms worker`)."""
-    config = _load_config()
+    config = load_hook_config()
     total = DrainResult()
     sessions = [session_id] if session_id else queue.queued_sessions()
     for session in sessions:
