@@ -1,16 +1,18 @@
 """The map's data model and its exact JSON form (DESIGN.md section 2, version 1).
 
-Owns the dataclasses, id allocation and conversion to and from plain dicts, with a structural
+Owns the node classes, id allocation and conversion to and from plain dicts, with a structural
 check in code (no jsonschema here: loading a map is on the hook fast path). No file I/O.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from cms.errors import CorruptMapError, MapVersionError
+
+TYPE_CHECKING = False  # dataclasses and typing cost `cms search` and the prompt hook ~30 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 MAP_VERSION = 1
 MAX_TITLE = 80
@@ -22,13 +24,43 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@dataclass
-class Satellite:
+class _Record:
+    """Mutable value base: equal when all fields are, unhashable (like a plain dataclass)."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, _Record)
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: the ops engine edits maps in place
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"{type(self).__name__}({inner})"
+
+
+class Satellite(_Record):
+    __slots__ = ("created_at", "id", "text", "turn", "updated_at")
+    _FIELDS = ("id", "text", "created_at", "updated_at", "turn")
     id: str
     text: str
     created_at: str
     updated_at: str
     turn: int
+
+    def __init__(self, id: str, text: str, created_at: str, updated_at: str, turn: int) -> None:
+        self.id = id
+        self.text = text
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.turn = turn
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -40,17 +72,60 @@ class Satellite:
         }
 
 
-@dataclass
-class Planet:
+class Planet(_Record):
+    __slots__ = (
+        "archived_at",
+        "created_at",
+        "id",
+        "mass",
+        "satellites",
+        "sun_id",
+        "sun_title",
+        "title",
+        "updated_at",
+    )
+    _FIELDS = (
+        "id",
+        "title",
+        "mass",
+        "created_at",
+        "updated_at",
+        "satellites",
+        "archived_at",
+        "sun_id",
+        "sun_title",
+    )
     id: str
     title: str
     mass: int
     created_at: str
     updated_at: str
-    satellites: list[Satellite] = field(default_factory=list)
-    archived_at: str | None = None  # set only in the archive
-    sun_id: str | None = None  # archive only: the sun it belonged to
-    sun_title: str | None = None  # archive only
+    satellites: list[Satellite]
+    archived_at: str | None
+    sun_id: str | None
+    sun_title: str | None
+
+    def __init__(
+        self,
+        id: str,
+        title: str,
+        mass: int,
+        created_at: str,
+        updated_at: str,
+        satellites: list[Satellite] | None = None,
+        archived_at: str | None = None,  # set only in the archive
+        sun_id: str | None = None,  # archive only: the sun it belonged to
+        sun_title: str | None = None,  # archive only
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.mass = mass
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.satellites = [] if satellites is None else satellites
+        self.archived_at = archived_at
+        self.sun_id = sun_id
+        self.sun_title = sun_title
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -68,12 +143,21 @@ class Planet:
         return data
 
 
-@dataclass
-class Sun:
+class Sun(_Record):
+    __slots__ = ("created_at", "id", "planets", "title")
+    _FIELDS = ("id", "title", "created_at", "planets")
     id: str
     title: str
     created_at: str
-    planets: list[Planet] = field(default_factory=list)
+    planets: list[Planet]
+
+    def __init__(
+        self, id: str, title: str, created_at: str, planets: list[Planet] | None = None
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.created_at = created_at
+        self.planets = [] if planets is None else planets
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,16 +168,55 @@ class Sun:
         }
 
 
-@dataclass
-class CorrelationMap:
+class CorrelationMap(_Record):
+    __slots__ = (
+        "archive",
+        "created_at",
+        "next_id",
+        "project",
+        "session_id",
+        "suns",
+        "updated_at",
+        "version",
+    )
+    _FIELDS = (
+        "session_id",
+        "project",
+        "next_id",
+        "created_at",
+        "updated_at",
+        "suns",
+        "archive",
+        "version",
+    )
     session_id: str
     project: str
     next_id: int
     created_at: str
     updated_at: str
-    suns: list[Sun] = field(default_factory=list)
-    archive: list[Planet] = field(default_factory=list)
-    version: int = MAP_VERSION
+    suns: list[Sun]
+    archive: list[Planet]
+    version: int
+
+    def __init__(
+        self,
+        session_id: str,
+        project: str,
+        next_id: int,
+        created_at: str,
+        updated_at: str,
+        suns: list[Sun] | None = None,
+        archive: list[Planet] | None = None,
+        version: int = MAP_VERSION,
+    ) -> None:
+        self.session_id = session_id
+        self.project = project
+        self.next_id = next_id
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.suns = [] if suns is None else suns
+        self.archive = [] if archive is None else archive
+        self.version = version
 
     def allocate_id(self, letter: str) -> str:
         """A fresh id (letter + number from next_id); numbers are never reused."""
