@@ -13,7 +13,10 @@ from collections.abc import Callable, Mapping
 
 from cms.config import PROVIDER_MODES, Config
 from cms.errors import ConfigError
-from cms.providers.base import ModelProvider
+
+TYPE_CHECKING = False  # base imports dataclasses (~25 ms): `cms search` only needs the selector
+if TYPE_CHECKING:
+    from cms.providers.base import ModelProvider
 
 LOCAL_REASON = "no API key and no claude CLI: offline local extractor"
 
