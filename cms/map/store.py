@@ -8,18 +8,18 @@ that cannot be read is reported and kept as it is; it is never overwritten.
 from __future__ import annotations
 
 import os
-from typing import TypeVar
 
 from cms.errors import CorruptMapError, MapError, MapNotFoundError
 from cms.jsonio import JSONDecodeError, dump_json, parse_json
 from cms.map.model import CorrelationMap, map_from_dict, new_map
 
-TYPE_CHECKING = False  # pathlib and tempfile stay off the prompt hook's cold index path
+TYPE_CHECKING = False  # pathlib, tempfile and typing stay off the prompt hook's cold index path
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+    from typing import TypeVar
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 
 def load_map(path: Path) -> CorrelationMap:
