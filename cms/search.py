@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from cms.record import FrozenRecord
 from cms.textindex import Bm25Index
 
 TYPE_CHECKING = False  # dataclasses and typing cost `cms search` ~30 ms; mypy reads these
@@ -22,13 +23,12 @@ MODEL_CANDIDATES = 150
 # A model selector gets the query and numbered fact lines and returns 0-based indexes.
 Selector = Callable[[str, list[str], int], list[int]]
 
-_FIELDS = ("id", "text", "sun", "planet", "archived", "score")
 
-
-class FactHit:
+class FactHit(FrozenRecord):
     """One found fact: immutable, equal and hashed by all fields (like a frozen dataclass)."""
 
-    __slots__ = _FIELDS
+    __slots__ = ("archived", "id", "planet", "score", "sun", "text")
+    _FIELDS = ("id", "text", "sun", "planet", "archived", "score")
     id: str
     text: str
     sun: str
@@ -39,35 +39,7 @@ class FactHit:
     def __init__(
         self, id: str, text: str, sun: str, planet: str, archived: bool, score: float = 0.0
     ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "id", id)
-        set_field(self, "text", text)
-        set_field(self, "sun", sun)
-        set_field(self, "planet", planet)
-        set_field(self, "archived", archived)
-        set_field(self, "score", score)
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.id, self.text, self.sun, self.planet, self.archived, self.score)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} of a frozen FactHit")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r} of a frozen FactHit")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, FactHit)
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
-        return f"FactHit({inner})"
+        self.set_fields(id=id, text=text, sun=sun, planet=planet, archived=archived, score=score)
 
     @property
     def path(self) -> str:

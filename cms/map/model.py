@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from cms.errors import CorruptMapError, MapVersionError
+from cms.record import Record
 
 TYPE_CHECKING = False  # dataclasses and typing cost `cms search` and the prompt hook ~30 ms
 if TYPE_CHECKING:
@@ -24,29 +25,7 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class _Record:
-    """Mutable value base: equal when all fields are, unhashable (like a plain dataclass)."""
-
-    __slots__ = ()
-    _FIELDS: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, _Record)
-        return self._values() == other._values()
-
-    __hash__ = None  # type: ignore[assignment]  # mutable: the ops engine edits maps in place
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
-        return f"{type(self).__name__}({inner})"
-
-
-class Satellite(_Record):
+class Satellite(Record):
     __slots__ = ("created_at", "id", "text", "turn", "updated_at")
     _FIELDS = ("id", "text", "created_at", "updated_at", "turn")
     id: str
@@ -72,7 +51,7 @@ class Satellite(_Record):
         }
 
 
-class Planet(_Record):
+class Planet(Record):
     __slots__ = (
         "archived_at",
         "created_at",
@@ -143,7 +122,7 @@ class Planet(_Record):
         return data
 
 
-class Sun(_Record):
+class Sun(Record):
     __slots__ = ("created_at", "id", "planets", "title")
     _FIELDS = ("id", "title", "created_at", "planets")
     id: str
@@ -168,7 +147,7 @@ class Sun(_Record):
         }
 
 
-class CorrelationMap(_Record):
+class CorrelationMap(Record):
     __slots__ = (
         "archive",
         "created_at",
