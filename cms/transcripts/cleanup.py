@@ -87,6 +87,18 @@ def _normalized(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+def finish_exchange(
+    exchange: Exchange | None, last_assistant_message: str | None, agent: str
+) -> Exchange | None:
+    """A reader's latest exchange completed by the Stop hook's message; None when both lack one
+    (a transcript without a genuine prompt still gives an exchange when the message exists)."""
+    if exchange is None:
+        if not last_assistant_message:
+            return None
+        exchange = Exchange(user="", assistant="", agent=agent)
+    return with_last_message(exchange, last_assistant_message)
+
+
 def with_last_message(exchange: Exchange, last_assistant_message: str | None) -> Exchange:
     """The exchange, completed by the Stop hook's `last_assistant_message` when the transcript
     lags behind it (the message is appended unless the transcript already ends with it)."""

@@ -325,12 +325,7 @@ def read_latest_exchange(
         record = jsonl.parse_line(line)
         if record is not None:
             turn.add(record)
-    exchange = turn.build()
-    if exchange is None:
-        if not last_assistant_message:
-            return None
-        exchange = Exchange(user="", assistant="", agent=AGENT)
-    return cleanup.with_last_message(exchange, last_assistant_message)
+    return cleanup.finish_exchange(turn.build(), last_assistant_message, AGENT)
 
 
 def read_exchanges(path: StrPath) -> list[Exchange]:
