@@ -13,7 +13,6 @@ import re
 
 from cms.transcripts import cleanup, jsonl
 from cms.transcripts.exchange import Exchange
-from cms.transcripts.redact import redact_text
 
 TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
 if TYPE_CHECKING:
@@ -335,18 +334,8 @@ class _Turn:
         user = "\n\n".join([self.prompt, *self.queued]).strip()
         if not user and not self.texts and not self.tools:
             return None
-        extra = {key: redact_text(value) for key, value in self.extra.items()}
-        return Exchange(
-            user=cleanup.clean_text(user, cleanup.USER_LIMIT, 0.75),
-            assistant=cleanup.clean_text(
-                "\n\n".join(t.strip() for t in self.texts), cleanup.ASSISTANT_LIMIT, 0.3
-            ),
-            tools=cleanup.cap_tools([tool.freeze() for tool in self.tools], extra),
-            files=tuple(self.files),
-            turn=self.turn,
-            timestamp=self.timestamp,
-            agent=AGENT,
-            extra=extra,
+        return cleanup.build_exchange(
+            user, self.texts, self.tools, self.files, self.turn, self.timestamp, AGENT, self.extra
         )
 
 

@@ -87,6 +87,30 @@ def _normalized(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+def build_exchange(
+    user: str,
+    texts: list[str],
+    tools: list[PendingTool],
+    files: list[str],
+    turn: int,
+    timestamp: str | None,
+    agent: str,
+    extra: dict[str, str],
+) -> Exchange:
+    """One collected turn as an Exchange: texts cleaned and trimmed, tools capped, extra redacted."""
+    kept_extra = {key: redact_text(value) for key, value in extra.items()}
+    return Exchange(
+        user=clean_text(user, USER_LIMIT, 0.75),
+        assistant=clean_text("\n\n".join(t.strip() for t in texts), ASSISTANT_LIMIT, 0.3),
+        tools=cap_tools([tool.freeze() for tool in tools], kept_extra),
+        files=tuple(files),
+        turn=turn,
+        timestamp=timestamp,
+        agent=agent,
+        extra=kept_extra,
+    )
+
+
 def finish_exchange(
     exchange: Exchange | None, last_assistant_message: str | None, agent: str
 ) -> Exchange | None:
