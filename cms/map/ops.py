@@ -1,8 +1,9 @@
 """The six diff operations: validation of meaning, application, the per-turn cap and archiving.
 
 Each op is judged alone against the map as it stands after the ops before it: shape by JSON
-Schema (cms.map.schema), then meaning in code. Rejected ops carry a reason; accepted ones are
-applied in order. No file I/O and no logging here: callers save and log the report.
+Schema (cms.map.schema), then meaning in code. Every text is redacted first, whoever wrote the
+op. Rejected ops carry a reason; accepted ones are applied in order. No file I/O and no logging
+here: callers save and log the report.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from cms.errors import OpsError
 from cms.map.model import MAX_FACT, MAX_TITLE, CorrelationMap, Planet, Satellite, Sun, utc_now
 from cms.map.schema import answer_shape_error, op_shape_error
+from cms.transcripts.redact import redact_obj
 
 MAX_OPS_PER_TURN = 10
 DEFAULT_MAX_PLANETS = 50
@@ -265,7 +267,8 @@ def apply_ops(
     stamp = now or utc_now()
     engine = _Engine(cmap, turn, stamp)
     report = ApplyReport()
-    for index, op in enumerate(ops, start=1):
+    for index, raw in enumerate(ops, start=1):
+        op = redact_obj(raw)  # a model's or a user's text reaches neither the map nor the report
         outcome = OpOutcome(index=index, op=op, accepted=False)
         report.outcomes.append(outcome)
         error = op_shape_error(op)
