@@ -1,8 +1,9 @@
 """Secret redaction: every text bound for a model, a map, the store or the log passes through here.
 
-Replaces provider keys, tokens, private keys, URL passwords, secret-named assignments and
-high-entropy strings with `[REDACTED:<kind>]`, and removes `<private>...</private>` spans. It is
-idempotent and never raises on str input. Standard library only; the regexes are compiled once,
+Replaces provider keys, tokens, private keys, URL and command-line passwords (`curl -u user:pw`,
+`mysql -ppw`, `docker login -p pw`), Azure SAS signatures, secret-named assignments, prose such as
+"my password is pw" and high-entropy strings with `[REDACTED:<kind>]`, and removes
+`<private>...</private>` spans. It is idempotent and never raises on str input. Standard library only; the regexes are compiled once,
 on first use, so importing this module on the hook fast path costs next to nothing.
 """
 
@@ -56,6 +57,7 @@ _TOKEN_RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
         r"(?<![\w-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{10,}",
     ),
 )
+_COMMAND_HINTS = ("mysql", "mariadb", "sshpass", "login", "redis-cli")
 _ASSIGN_HINTS = ("pass", "pwd", "secret", "token", "key", "credential", "auth")
 
 # Words that make an assignment's name secret (DB_PASSWORD, apiKey, client_secret, ...).
@@ -93,6 +95,7 @@ _SECRET_PAIRS = frozenset(
             "encryption+key",
             "master+key",
             "session+key",
+            "account+key",
         ]
     )
 )
@@ -155,6 +158,25 @@ _META_WORDS = frozenset(
         "strength",
     ]
 )
+# Values of an `auth` setting that name a scheme, not a credential (auth=basic, auth: oauth2).
+_AUTH_SCHEMES = frozenset(
+    "basic bearer digest oauth oauth2 oidc ntlm kerberos negotiate gssapi sso saml ldap jwt hmac "
+    "mtls tls iam none anonymous password token apikey api_key md5 scram-sha-256 trust peer ident "
+    "cert".split()
+)
+# Words that follow "the password is" in prose about a secret rather than in a secret.
+_PROSE_WORDS = frozenset(
+    "a an the this that these those it its my our your their his her not no in on at to of for "
+    "from by with as and or but if so too very also only just still now set out up down off safe "
+    "stored saved kept hashed encrypted required needed optional mandatory missing empty blank "
+    "wrong right correct incorrect valid invalid expired revoked rotated stale old new same "
+    "different unique random generated secure insecure weak strong long short good bad fine ok "
+    "okay case sensitive visible hidden unknown known available unavailable shared temporary "
+    "permanent static dynamic there here gone what which where when how why who never always "
+    "usually probably likely part one two something nothing anything whatever sent passed read "
+    "written ignored needs must should".split()
+)
+_PROSE_SUFFIXES = ("ed", "ing", "ly", "able", "ible", "ive", "ful", "less", "ous")
 _ID_PREFIXES = (
     "toolu_",
     "srvtoolu_",
@@ -223,12 +245,51 @@ class _Rules:
     def url_creds(self) -> re.Pattern[str]:
         return re.compile(r"://(?<=[A-Za-z0-9]://)([^:/\s@'\"]{1,128}):([^@\s/'\"]{1,256})@")
 
-    # --password=x, --token x
+    # --password=x, --token x, --db-password x, --registry-token=x
     @cached_property
     def cli_flag(self) -> re.Pattern[str]:
         return re.compile(
-            r"(?i)((?<![\w-])--?(?:password|passwd|token|api-?key|secret|client-secret|"
-            r"access-token|auth-token)(?:=|[ \t]+))([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
+            r"(?i)((?<![\w-])--?(?!no-)(?:[a-z0-9]+-){0,3}(?:password|passwd|token|api-?key|secret|"
+            r"client-secret|access-token|auth-token)(?:=|[ \t]+))"
+            r"([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
+        )
+
+    # curl -u user:pw, curl --user=user:pw, --proxy-user user:pw (the user is kept)
+    @cached_property
+    def cli_user(self) -> re.Pattern[str]:
+        return re.compile(
+            r"((?<![\w-])(?:-u|--user|--proxy-user)(?:=|[ \t]+)([\"']?)[^\s:\"'@/]{1,128}:)"
+            r"(?!\[REDACTED)([^\s\"']+)\2"
+        )
+
+    # The password flags of particular commands: mysql -ppw (glued), sshpass -p pw,
+    # docker/podman/oc/az login -p pw, redis-cli -a pw. The command and the flag stay.
+    @cached_property
+    def command_password(self) -> re.Pattern[str]:
+        return re.compile(
+            r"((?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|"
+            r"mariadb|mariadb-dump|mariadb-admin))\b[^\n|;&]{0,200}?[ \t]-p"
+            r"|(?i:\bsshpass)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+            r"|(?i:\blogin)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+            r"|(?i:\bredis-cli)\b[^\n|;&]{0,200}?[ \t]-a[ \t]+)"
+            r"([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
+        )
+
+    # Azure (and other) shared access signatures: ...&sig=<url-encoded base64>
+    @cached_property
+    def sas_signature(self) -> re.Pattern[str]:
+        return re.compile(r"(?i)((?<![A-Za-z0-9_])sig=)(?!\[REDACTED)([A-Za-z0-9%+/_\-]{16,}=*)")
+
+    # prose: "my password is pw", "the API key for staging was `pw`", "the token is now pw"
+    @cached_property
+    def prose(self) -> re.Pattern[str]:
+        return re.compile(
+            r"(?i)(?<![A-Za-z0-9_])(?=[ptasc])(?:password|passphrase|passcode|passwd|token|api[ _\-]?key|secret(?:[ _\-]key)?|"
+            r"access[ _\-]key|credentials?)(?:(?:[ \t]+(?:for|of|to|on)[ \t]+[^\n.,;:=\"'`]{1,30}?)?"
+            r"[ \t]+(?:is|was|are|were)|'s)(?:[ \t]+(?:now|still|just|actually|currently|"
+            r"simply|set[ \t]+to|changed[ \t]+to))*[ \t]*:?[ \t]*"
+            r"(?:(?P<q>[\"'`])(?P<quoted>(?!\[REDACTED)[^\"'`\n]{1,200})(?P=q)"
+            r"|(?P<value>(?!\[REDACTED)[^\s\"'`]+))"
         )
 
     # KEY=value, KEY: value, "key": "value", export KEY=..., - key: value
@@ -242,6 +303,11 @@ class _Rules:
             r"|(?P<val>[^\s\"'`]+))",
             re.IGNORECASE | re.MULTILINE,
         )
+
+    # what follows a value when it is part of a sentence: a space and a word
+    @cached_property
+    def more_words(self) -> re.Pattern[str]:
+        return re.compile(r"[ \t]+[A-Za-z]{2,}")
 
     @cached_property
     def keyword(self) -> re.Pattern[str]:
@@ -403,11 +469,25 @@ def _redact_assignment(rules: _Rules, match: re.Match[str]) -> str:
         cut = rules.value_end.search(value)  # query strings, code: the value ends at & , ; )
         if cut:
             value = value[: cut.start()]
-    prose_like = match.group("sep") == ":" and not at_line_start
+    sep = match.group("sep")
+    # "password: the user chooses it": a colon followed by a sentence is prose, not a setting
+    prose_like = sep == ":" and (
+        not at_line_start or bool(rules.more_words.match(match.string, match.end(group)))
+    )
     if not _secret_value(rules, value, quoted, prose_like):
         return whole
+    if value.lower() in _AUTH_SCHEMES and _names_auth_scheme(match.group("name")):
+        return whole  # auth=basic, "auth": "oauth2"
     offset = match.start(group) - match.start()
     return whole[:offset] + _marker("secret") + whole[offset + len(value) :]
+
+
+def _names_auth_scheme(name: str) -> bool:
+    """True for a name whose secret word is `auth` alone (auth, http_auth, authMethod...)."""
+    words = [w.lower() for w in _get_rules().name_words.findall(name)]
+    return "auth" in words and not any(
+        w != "auth" and (w in _SECRET_WORDS or w in ("key", "secret")) for w in words
+    )
 
 
 def _redact_url(match: re.Match[str]) -> str:
@@ -422,6 +502,70 @@ def _redact_flag(rules: _Rules, match: re.Match[str]) -> str:
     if not _secret_value(rules, value, bool(quote), True):
         return match.group(0)
     return f"{match.group(1)}{quote}{_marker('secret')}{quote}"
+
+
+def _redact_cli_user(rules: _Rules, match: re.Match[str]) -> str:
+    password = match.group(3)
+    if password.isdigit() or not _secret_value(rules, password, True, False):
+        return match.group(0)  # docker run -u 1000:1000, curl -u "$USER:$PASS"
+    quote = match.group(2)
+    return f"{match.group(1)}{_marker('password')}{quote}"
+
+
+def _redact_command_password(rules: _Rules, match: re.Match[str]) -> str:
+    quote, value = match.group(2), match.group(3)
+    if not _secret_value(rules, value, True, False):
+        return match.group(0)
+    return f"{match.group(1)}{quote}{_marker('password')}{quote}"
+
+
+def _redact_commands(rules: _Rules, text: str, low: str) -> str:
+    """The command password rule, tried only where a command's name occurs (a scan of the whole
+    text with the rule costs more than everything else together)."""
+    if len(low) != len(text):  # lower() changed the length (rare scripts): the plain scan
+        return rules.command_password.sub(lambda m: _redact_command_password(rules, m), text)
+    hits = sorted({at for hint in _COMMAND_HINTS for at in _find_all(low, hint)})
+    out: list[str] = []
+    last = 0
+    for at in hits:
+        match = rules.command_password.match(text, at) if at >= last else None
+        if match is not None:
+            out.append(text[last:at])
+            out.append(_redact_command_password(rules, match))
+            last = match.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _find_all(text: str, word: str) -> list[int]:
+    found = []
+    at = text.find(word)
+    while at >= 0:
+        found.append(at)
+        at = text.find(word, at + len(word))
+    return found
+
+
+def _redact_sas(match: re.Match[str]) -> str:
+    if set(match.group(2).rstrip("=")) <= {"x", "X", "*", "0"}:
+        return match.group(0)
+    return match.group(1) + _marker("sas_signature")
+
+
+def _redact_prose(rules: _Rules, match: re.Match[str]) -> str:
+    whole = match.group(0)
+    quoted = match.group("quoted") is not None
+    group = "quoted" if quoted else "value"
+    value = match.group(group)
+    if not quoted:
+        value = value.rstrip(".,;:!?)]}")
+    if not _secret_value(rules, value, quoted, False):
+        return whole
+    low = value.lower()
+    if not quoted and value.isalpha() and (low in _PROSE_WORDS or low.endswith(_PROSE_SUFFIXES)):
+        return whole  # "the password is required", "the token is expired"
+    offset = match.start(group) - match.start()
+    return whole[:offset] + _marker("secret") + whole[offset + len(value) :]
 
 
 def _keyword_lines(rules: _Rules, text: str, low: str) -> list[tuple[int, int]]:
@@ -455,7 +599,16 @@ def _redact_assignments(rules: _Rules, text: str, low: str) -> str:
         line = text[start:end]
         if "-" in line:
             line = rules.cli_flag.sub(lambda m: _redact_flag(rules, m), line)
-        out.append(rules.assign.sub(lambda m: _redact_assignment(rules, m), line))
+        line = rules.assign.sub(lambda m: _redact_assignment(rules, m), line)
+        if (
+            " is " in line
+            or " was " in line
+            or " are " in line
+            or " were " in line
+            or "'s " in line
+        ):
+            line = rules.prose.sub(lambda m: _redact_prose(rules, m), line)
+        out.append(line)
         last = end
     out.append(text[last:])
     return "".join(out)
@@ -492,6 +645,12 @@ def _redact_once(rules: _Rules, text: str) -> str:
         text = rules.bearer.sub(lambda m: m.group(1) + _marker("bearer_token"), text)
     if "://" in text:
         text = rules.url_creds.sub(_redact_url, text)
+    if "-u" in text or "--user" in text or "--proxy-user" in text:
+        text = rules.cli_user.sub(lambda m: _redact_cli_user(rules, m), text)
+    if any(hint in low for hint in _COMMAND_HINTS):
+        text = _redact_commands(rules, text, low)
+    if "sig=" in low:
+        text = rules.sas_signature.sub(_redact_sas, text)
     if any(hint in low for hint in _ASSIGN_HINTS):
         text = _redact_assignments(rules, text, text.lower())
     return rules.candidate.sub(

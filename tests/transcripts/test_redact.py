@@ -168,6 +168,63 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact_text(text) == text
 
 
+PASS = "Zq8pLm3Rt1"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"curl -u deploy:{PASS} https://x.io", "curl -u deploy:[REDACTED:password] https://x.io"),
+        (f"curl --user=deploy:{PASS} x", "curl --user=deploy:[REDACTED:password] x"),
+        (f"mysql -u root -p{PASS} app", "mysql -u root -p[REDACTED:password] app"),
+        (f"mysqldump -u root -p'{PASS}' app", "mysqldump -u root -p'[REDACTED:password]' app"),
+        (
+            f"docker login -u ci -p {PASS} registry.io",
+            "docker login -u ci -p [REDACTED:password] registry.io",
+        ),
+        (f"sshpass -p {PASS} ssh host", "sshpass -p [REDACTED:password] ssh host"),
+        (f"redis-cli -h cache -a {PASS} ping", "redis-cli -h cache -a [REDACTED:password] ping"),
+        (f"app --db-password {PASS} -v", "app --db-password [REDACTED:secret] -v"),
+        (
+            "https://a.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig=AbCd%2BEf1234567890abcdEFGH%3D",
+            "https://a.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig=[REDACTED:sas_signature]",
+        ),
+        (f"My password is {PASS}", "My password is [REDACTED:secret]"),
+        ("my password is swordfish.", "my password is [REDACTED:secret]."),
+        (
+            "The password for staging is `pa ss word`",
+            "The password for staging is `[REDACTED:secret]`",
+        ),
+        (f"the API key was changed to {PASS}.", "the API key was changed to [REDACTED:secret]."),
+    ],
+)
+def test_command_line_and_prose_passwords_are_masked(text: str, expected: str) -> None:
+    assert redact_text(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: the user chooses it",
+        "auth=basic",
+        "auth: oauth2",
+        "The password is required.",
+        "the token is expired",
+        "the password is in 1Password",
+        "a small token of appreciation can brighten someone's day",
+        "docker run -u 1000:1000 image",
+        "git push -u origin main",
+        "mkdir -p build && ssh -p 2222 host",
+        "mysql -P 3306 -p app",
+        "docker login -u ci --password-stdin registry.io",
+        'curl -u "$USER:$PASS" https://x.io',
+        "pwd is /home/dev",
+    ],
+)
+def test_talk_about_passwords_and_ordinary_flags_are_left_alone(text: str) -> None:
+    assert redact_text(text) == text
+
+
 def test_private_span_is_removed_entirely_across_lines() -> None:
     out = redact_text("before <private>my diary\nsecond line</private> after")
     assert out == "before  after"
@@ -242,6 +299,11 @@ _pieces = st.sampled_from(
         "[REDACTED:secret]",
         "--token ",
         "export ",
+        "curl -u deploy:",
+        "mysql -p",
+        "docker login -u ci -p ",
+        "&sig=",
+        "my password is ",
         "- ",
         "abc123",
         "hunter2",
