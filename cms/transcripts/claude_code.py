@@ -252,6 +252,7 @@ class _Turn:
             if uuid in self.seen:
                 return
             self.seen.add(uuid)
+            self.extra[cleanup.LAST_RECORD] = uuid
         for key, name in (
             ("sessionId", "session_id"),
             ("cwd", "cwd"),
@@ -347,22 +348,24 @@ def _timestamp(record: Record) -> str | None:
 def read_latest_exchange(
     path: StrPath, last_assistant_message: str | None = None, *, memo: LineCount | None = None
 ) -> Exchange | None:
-    """The latest turn: the last genuine prompt and everything after it, read from the end of
-    the file. None when the transcript holds no turn and no last message is given. A `memo` kept
-    from the previous call spares counting the earlier prompts again (see jsonl.count_lines)."""
-    start, lines = jsonl.read_tail(path, _is_prompt_line)
-    first = _prompt_of_line(lines[0]) if lines else None
+    """The latest turn: the last genuine prompt and what follows it, read from the end of the
+    file in bounded work (a turn longer than jsonl.TAIL_WINDOW is read as its start and its end).
+    None when the transcript holds no turn and no last message is given. A `memo` kept from the
+    previous call bounds the search and spares counting the earlier prompts again."""
+    memo = memo.use_for(AGENT) if memo is not None else None
+    found = jsonl.find_turn(path, _is_prompt_line, memo)
+    first = _prompt_of_line(found.head[0]) if found.start >= 0 else None
+    number = jsonl.number_turn(path, found, _is_prompt_line, b'"user"', tag=AGENT, memo=memo)
     if first is None:
         turn = _Turn("", 0, None)
     else:
         record, text = first
-        memo = memo.use_for(AGENT) if memo is not None else None
-        number = jsonl.count_lines(path, start, _is_prompt_line, b'"user"', memo=memo) + 1
         turn = _Turn(text, number, _timestamp(record))
-    for line in lines:
+    for line in found.lines:
         parsed = jsonl.parse_line(line)
         if parsed is not None:
             turn.add(parsed)
+    cleanup.note_reading(turn.extra, found)
     return cleanup.finish_exchange(turn.build(), last_assistant_message, AGENT)
 
 

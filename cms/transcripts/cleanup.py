@@ -11,6 +11,14 @@ import re
 from cms.transcripts.exchange import Exchange, ToolCall
 from cms.transcripts.redact import redact_text
 
+TYPE_CHECKING = False  # typing costs the Stop hook milliseconds; mypy reads these
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from cms.transcripts.jsonl import TurnLines
+
+    T = TypeVar("T")
+
 USER_LIMIT = 4_000
 ASSISTANT_LIMIT = 6_000
 TOOL_INPUT_LIMIT = 300
@@ -18,6 +26,7 @@ TOOL_OUTPUT_LIMIT = 400
 MAX_TOOLS = 80  # a turn with more keeps the first TOOLS_HEAD and the rest from the end
 TOOLS_HEAD = 20
 MAX_FILES = 50
+LAST_RECORD = "last_record"  # Exchange.extra key: the id of the turn's last transcript record
 
 # Spans that are context injected by hooks (ours or the agent's), never what the user said.
 _INJECTED = re.compile(
@@ -102,13 +111,21 @@ def build_exchange(
     return Exchange(
         user=clean_text(user, USER_LIMIT, 0.75),
         assistant=clean_text("\n\n".join(t.strip() for t in texts), ASSISTANT_LIMIT, 0.3),
-        tools=cap_tools([tool.freeze() for tool in tools], kept_extra),
+        tools=tuple(tool.freeze() for tool in cap_tools(tools, kept_extra)),
         files=tuple(files),
         turn=turn,
         timestamp=timestamp,
         agent=agent,
         extra=kept_extra,
     )
+
+
+def note_reading(extra: dict[str, str], found: TurnLines) -> None:
+    """Record in an Exchange's extra how its turn was read when it was not read whole."""
+    if found.skipped > 0:
+        extra["transcript_skipped_bytes"] = str(found.skipped)
+    if found.lost:
+        extra["prompt"] = "beyond reach"  # no kept count and no prompt near the end
 
 
 def finish_exchange(
@@ -139,8 +156,9 @@ def with_last_message(exchange: Exchange, last_assistant_message: str | None) ->
     return exchange.replace(assistant=trim_middle(assistant, ASSISTANT_LIMIT, 0.3), extra=extra)
 
 
-def cap_tools(tools: list[ToolCall], extra: dict[str, str]) -> tuple[ToolCall, ...]:
-    """At most MAX_TOOLS calls (the first few and the latest); the count left out goes in extra."""
+def cap_tools(tools: list[T], extra: dict[str, str]) -> tuple[T, ...]:
+    """At most MAX_TOOLS calls (the first few and the latest); the count left out goes in extra.
+    Done before the calls are cleaned, so a turn of 40,000 calls redacts only the ones kept."""
     if len(tools) <= MAX_TOOLS:
         return tuple(tools)
     extra["tools_omitted"] = str(len(tools) - MAX_TOOLS)

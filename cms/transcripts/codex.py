@@ -39,6 +39,7 @@ _EXIT_CODE = re.compile(r"Process exited with code (-?\d+)")
 _RUNNING = re.compile(r"Process running with session ID (\d+)")
 _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _MOVE_TO = re.compile(r"^\*\*\* Move to: (.+)$", re.MULTILINE)
+_CONTEXT_SCAN = 1024 * 1024  # how far before a prompt its turn_context is looked for
 
 
 def _payload(record: Record) -> dict[str, Any]:
@@ -190,9 +191,12 @@ class _Turn:
         self.files: list[str] = []
         self.extra: dict[str, str] = {}
 
-    def add(self, record: Record) -> None:
+    def add(self, record: Record, line: bytes = b"") -> None:
         payload = _payload(record)
         kind, sub = record.get("type"), payload.get("type")
+        stamp = record.get("timestamp")
+        if isinstance(stamp, str) and kind != "session_meta":  # rollouts carry no record ids
+            self.extra[cleanup.LAST_RECORD] = f"{stamp}/{kind}/{len(line)}"
         if kind == "session_meta":
             for key, name in (("id", "session_id"), ("cwd", "cwd"), ("cli_version", "version")):
                 if isinstance(payload.get(key), str):
@@ -282,38 +286,40 @@ def _is_context_line(line: bytes) -> bool:
 def read_latest_exchange(
     path: StrPath, last_assistant_message: str | None = None, *, memo: LineCount | None = None
 ) -> Exchange | None:
-    """The latest turn, read from the end of the rollout; None when it holds no turn and no
-    last message is given. A `memo` kept from the previous call spares counting the earlier
-    prompts again (see jsonl.count_lines)."""
-    start, lines = jsonl.read_tail(path, _any_prompt)
-    first_event = _prompt_of_line(lines[0], EVENT) if lines else None
-    first = first_event or (_prompt_of_line(lines[0], RESPONSE) if lines else None)
+    """The latest turn, read from the end of the rollout in bounded work (see
+    claude_code.read_latest_exchange); None when it holds no turn and no last message is given.
+    A `memo` kept from the previous call bounds the search and the prompt count."""
+    kept = memo if memo is not None and memo.tag.startswith(f"{AGENT}:") else None
+    found = jsonl.find_turn(path, _any_prompt, kept)
+    first_event = _prompt_of_line(found.head[0], EVENT) if found.start >= 0 else None
+    first = first_event or (_prompt_of_line(found.head[0], RESPONSE) if found.start >= 0 else None)
     if first is None:
-        turn = _Turn("", 0, None)
+        mode = kept.tag.partition(":")[2] if kept is not None else EVENT
     else:
         mode = EVENT if first_event else RESPONSE
-        needle = b'"user_message"' if mode == EVENT else b'"user"'
-        number = jsonl.count_lines(
-            path,
-            start,
-            lambda line: _prompt_of_line(line, mode) is not None,
-            needle,
-            memo=memo.use_for(f"{AGENT}:{mode}") if memo is not None else None,
-        )
-        turn = _Turn(first[1], number + 1, _timestamp(first[0]))
-    if start > 0:
+    number = jsonl.number_turn(
+        path,
+        found,
+        lambda line: _prompt_of_line(line, mode) is not None,
+        b'"user_message"' if mode == EVENT else b'"user"',
+        tag=f"{AGENT}:{mode}",
+        memo=memo,
+    )
+    turn = _Turn("", 0, None) if first is None else _Turn(first[1], number, _timestamp(first[0]))
+    if found.start != 0:
         meta = _session_meta(path)
         if meta is not None:
             turn.add(meta)
-        if first is not None:
-            _, before = jsonl.read_tail(path, _is_context_line, end=start)
-            context = jsonl.parse_line(before[0]) if before else None
-            if context is not None and context.get("type") == "turn_context":
-                turn.set_context(context)
-    for line in lines:
+    if first is not None and found.start > 0:
+        _, before = jsonl.read_tail(path, _is_context_line, end=found.start, limit=_CONTEXT_SCAN)
+        context = jsonl.parse_line(before[0]) if before else None
+        if context is not None and context.get("type") == "turn_context":
+            turn.set_context(context)
+    for line in found.lines:
         record = jsonl.parse_line(line)
         if record is not None:
-            turn.add(record)
+            turn.add(record, line)
+    cleanup.note_reading(turn.extra, found)
     return cleanup.finish_exchange(turn.build(), last_assistant_message, AGENT)
 
 
@@ -346,7 +352,7 @@ def read_exchanges(path: StrPath) -> list[Exchange]:
             meta = record
         elif record.get("type") == "turn_context":
             context = record
-        turn.add(record)
+        turn.add(record, line)
     built = turn.build()
     if built is not None:
         exchanges.append(built)

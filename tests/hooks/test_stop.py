@@ -128,9 +128,10 @@ def test_successive_stops_number_turns_from_a_kept_count_of_the_transcript(
             job = queue.read_job(queue.list_jobs(SESSION)[-1])
             assert job is not None
             numbers.append(job.payload["exchange"]["turn"])
-            offset = json.loads(kept.read_text(encoding="utf-8"))["offset"]
+            state = json.loads(kept.read_text(encoding="utf-8"))
             text = transcript.read_bytes()
-            assert text[offset:].startswith(json.dumps(turns[upto - 1][0]).encode())
+            assert state["offset"] == len(text)  # looked at up to the end, counted through
+            assert text[state["latest"] :].startswith(json.dumps(turns[upto - 1][0]).encode())
     finally:
         held.release()
     assert numbers == [2, 3, 4]
@@ -297,3 +298,24 @@ def test_a_planted_secret_never_reaches_the_queue_map_store_or_log(tmp_path: Pat
     assert_no_secret(all_text_under(paths.cms_home() / "projects"), "the observation store")
     assert_no_secret(all_text_under(paths.log_path().parent), "the log")
     assert_no_secret(all_text_under(paths.cms_home()), "CMS_HOME")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_stop_with_a_fifo_as_transcript_returns_and_queues_the_last_message(
+    tmp_path: Path,
+) -> None:
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    held = queue.try_worker_lock(SESSION)  # keep workers off so the job stays visible
+    assert held is not None
+    try:
+        payload = stop_payload(fifo, last_assistant_message="Decided: blue-green deploys.")
+        done = run_hook_process("Stop", payload, timeout=60)  # a blocked open would time out
+        assert_clean_reply(done)
+        assert done.stdout == b""
+        job = queue.read_job(queue.list_jobs(SESSION)[-1])
+        assert job is not None
+        assert job.payload["exchange"]["assistant"] == "Decided: blue-green deploys."
+        assert job.payload["exchange"]["extra"]["transcript"] == "missing"
+    finally:
+        held.release()

@@ -1,0 +1,240 @@
+"""The Stop hook on pathological transcripts, against bare `python -c pass` (budget 2.5x).
+
+Cases: a 100 MB file with no newline, a 2 GB sparse file, and a 106 MB agentic transcript (one
+prompt, 40,000 tool calls), each both as the first Stop a chat sees (no kept turn count) and as
+the Stop that ends a turn (the count kept by the Stop before the turn). `cms hook Stop` runs as a
+process with its payload on stdin; the worker is kept off (its lock is held) so only the hook is
+timed. Usage: python bench/stop_bench.py [--runs N] [--tool-calls N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.hooks_bench import measure, report, wait_for_worker
+from bench.timing import PYTHON, bench_env, cms_command
+
+SESSION = "stop-bench-0001"
+
+
+def _record(kind: str, uuid: str, parent: str | None, message: dict[str, object]) -> bytes:
+    return (
+        json.dumps(
+            {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": "/home/dev/proj",
+                "sessionId": SESSION,
+                "version": "2.1.200",
+                "gitBranch": "main",
+                "type": kind,
+                "message": message,
+                "uuid": uuid,
+                "timestamp": "2026-01-01T00:00:00.000Z",
+            },
+            separators=(",", ":"),
+        ).encode()
+        + b"\n"
+    )
+
+
+def prompt_record(uuid: str, text: str, parent: str | None = None) -> bytes:
+    return _record("user", uuid, parent, {"role": "user", "content": text})
+
+
+def answer_record(uuid: str, parent: str, text: str) -> bytes:
+    message = {
+        "id": f"msg_{uuid}",
+        "role": "assistant",
+        "model": "claude-bench",
+        "content": [{"type": "text", "text": text}],
+    }
+    return _record("assistant", uuid, parent, message)
+
+
+def write_agentic_turn(handle: object, calls: int, output_chars: int = 2050) -> None:
+    """One prompt, then `calls` Bash calls each with its result, then a final answer."""
+    write = handle.write  # type: ignore[attr-defined]
+    write(prompt_record("p-agentic", "Port the billing service to Postgres 16 and fix every test."))
+    parent = "p-agentic"
+    filler = ("lorem ipsum dolor sit amet " * (output_chars // 27 + 1))[:output_chars]
+    for n in range(calls):
+        tool_id = f"toolu_{n:06d}"
+        use = {
+            "id": f"msg_t{n}",
+            "role": "assistant",
+            "model": "claude-bench",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": tool_id,
+                    "name": "Bash",
+                    "input": {"command": f"make t{n}"},
+                }
+            ],
+        }
+        write(_record("assistant", f"a{n}", parent, use))
+        result = {
+            "role": "user",
+            "content": [
+                {"tool_use_id": tool_id, "type": "tool_result", "content": f"ok {n} {filler}"}
+            ],
+        }
+        write(_record("user", f"r{n}", f"a{n}", result))
+        parent = f"r{n}"
+    write(answer_record("final", parent, "Done: billing runs on Postgres 16; all tests pass."))
+
+
+def earlier_turns() -> bytes:
+    return prompt_record("p0", "What does the billing service use?") + answer_record(
+        "a0", "p0", "It uses Postgres 12."
+    )
+
+
+def build(root: Path, calls: int) -> dict[str, Path]:
+    files = {}
+    one_line = root / "one-line.jsonl"
+    with one_line.open("wb") as handle:
+        block = b"x" * (1024 * 1024)
+        for _ in range(100):
+            handle.write(block)
+    files["100 MB, no newline"] = one_line
+    sparse = root / "sparse.jsonl"
+    with sparse.open("wb") as handle:
+        handle.truncate(2 * 1024**3)
+    files["2 GB sparse"] = sparse
+    agentic = root / "agentic.jsonl"
+    with agentic.open("wb") as handle:
+        handle.write(earlier_turns())
+        write_agentic_turn(handle, calls)
+    files["agentic"] = agentic
+    return files
+
+
+def kept_count_before_turn(home: Path, env: dict[str, str], root: Path) -> bytes:
+    """The turn-count file a Stop leaves after the earlier turns (the Stop before the big turn):
+    made on a file of the same inode holding only those turns, then the turn is appended."""
+    path = root / "agentic.jsonl"
+    data_path = root / "agentic.full"
+    os.replace(path, data_path)
+    with path.open("wb") as handle:
+        handle.write(earlier_turns())
+    stop(env, path)
+    kept = (home / "chats" / SESSION / "turn-count.json").read_bytes()
+    with path.open("ab") as handle, data_path.open("rb") as source:
+        source.seek(len(earlier_turns()))
+        shutil.copyfileobj(source, handle, 16 * 1024 * 1024)
+    data_path.unlink()
+    return kept
+
+
+def payload(transcript: Path) -> bytes:
+    return json.dumps(
+        {
+            "session_id": SESSION,
+            "cwd": str(transcript.parent),
+            "hook_event_name": "Stop",
+            "transcript_path": str(transcript),
+            "stop_hook_active": False,
+            "last_assistant_message": "Done: billing runs on Postgres 16; all tests pass.",
+        }
+    ).encode()
+
+
+def stop(env: dict[str, str], transcript: Path) -> None:
+    subprocess.run([*cms_command(), "hook", "Stop"], input=payload(transcript), env=env, check=True)
+
+
+def peak_rss_mb(env: dict[str, str], transcript: Path) -> float:
+    """Peak RSS of one Stop process (its own, through a wrapper that reports it)."""
+    code = (
+        "import resource,subprocess,sys;"
+        "subprocess.run(sys.argv[1:],stdin=sys.stdin,check=False);"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    done = subprocess.run(
+        [PYTHON, "-c", code, *cms_command(), "hook", "Stop"],
+        input=payload(transcript),
+        env=env,
+        capture_output=True,
+        check=True,
+    )
+    return int(done.stdout.split()[-1]) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--tool-calls", type=int, default=40_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        home = root / "cms-home"
+        os.environ["CMS_HOME"] = str(home)
+        env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
+        from cms.hooks import queue
+
+        files = build(root, args.tool_calls)
+        kept = kept_count_before_turn(home, env, root)
+        sizes = {name: path.stat().st_size / 1024**2 for name, path in files.items()}
+        print("files: " + ", ".join(f"{name} {size:,.0f} MB" for name, size in sizes.items()))
+        counted = home / "chats" / SESSION / "turn-count.json"
+        wait_for_worker(SESSION)
+        lock = queue.try_worker_lock(SESSION)  # no worker: only the hook is timed
+        assert lock is not None
+        cases = {}
+        for name, path in files.items():
+            cases[f"Stop, {name}, first Stop"] = (path, None)
+            cases[f"Stop, {name}, kept count"] = (path, kept if name == "agentic" else b"")
+        try:
+            samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+            bare: list[tuple[float, float]] = []
+
+            def prepare(kept_bytes: bytes | None, path: Path) -> None:
+                counted.unlink(missing_ok=True)
+                if kept_bytes:
+                    counted.write_bytes(kept_bytes)
+                elif kept_bytes == b"":
+                    stop(env, path)  # the count a first Stop on this file left
+                for job in queue.list_jobs(SESSION):
+                    job.unlink()
+
+            for path, kept_bytes in cases.values():  # warm caches
+                prepare(kept_bytes, path)
+                stop(env, path)
+            for _ in range(args.runs):
+                bare.append(measure([PYTHON, "-c", "pass"], env, b""))
+                for name, (path, kept_bytes) in cases.items():
+                    prepare(kept_bytes, path)
+                    samples[name].append(
+                        measure([*cms_command(), "hook", "Stop"], env, payload(path))
+                    )
+            report(bare, samples, args.runs)
+            for name, (path, kept_bytes) in cases.items():
+                prepare(kept_bytes, path)
+                print(f"{name:<40} peak RSS {peak_rss_mb(env, path):6.1f} MB")
+            prepare(kept, files["agentic"])
+            stop(env, files["agentic"])
+            job = queue.read_job(queue.list_jobs(SESSION)[-1])
+            assert job is not None
+            exchange = job.payload["exchange"]
+            print(
+                f"agentic exchange: turn {exchange['turn']}, user {exchange['user'][:40]!r}, "
+                f"{len(exchange['tools'])} tools, extra {exchange['extra']}"
+            )
+        finally:
+            lock.release()
+
+
+if __name__ == "__main__":
+    main()
