@@ -2,7 +2,8 @@
 
 Each record is one line written with a single O_APPEND write, so concurrent hook processes never
 interleave; rotation happens under a lock and re-checks the size, so only one process rotates.
-Every message is redacted before it reaches the disk. Logging never raises.
+Every message is redacted before it reaches the disk; the file is private (0600) and a symlink in
+its place is refused, not written through. Logging never raises.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import time
 
 from cms import paths
+from cms.privatefile import make_dirs, open_private
 
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
 _settings: dict[str, object] = {"max_bytes": 1_000_000, "backups": 3, "level": "info"}
@@ -55,8 +57,8 @@ def log_event(level: str, event: str, message: str = "", **fields: object) -> No
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         line = f"{stamp} pid={os.getpid()} {level.upper()} {event} {text}\n".encode()
         path = paths.log_path_str()
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        make_dirs(os.path.dirname(path))
+        fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # never through a link
         try:
             os.write(fd, line)
             size = os.fstat(fd).st_size

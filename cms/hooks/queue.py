@@ -16,6 +16,7 @@ import time
 
 from cms import paths
 from cms.hooks.statefile import write_state
+from cms.privatefile import make_dirs, open_private
 
 TYPE_CHECKING = False  # typing and pathlib stay off the hook path; mypy still reads these
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def enqueue(session_id: str, kind: str, payload: dict[str, Any]) -> Path:
 def add_job(session_id: str, kind: str, payload: dict[str, Any]) -> str:
     """enqueue for the hooks: the same job, its file returned as a str."""
     folder = chat_queue_dir_str(session_id)
-    os.makedirs(folder, exist_ok=True)
+    make_dirs(folder)
     name = f"{time.time_ns():020d}-{os.getpid():08d}-{next(_counter):04d}{JOB_SUFFIX}"
     path = os.path.join(folder, name)
     write_state(
@@ -159,7 +160,7 @@ def set_aside(path: Path, reason: str) -> Path | None:
 
     target = path.parent / FAILED_DIR / path.name
     try:
-        target.parent.mkdir(exist_ok=True)
+        make_dirs(str(target.parent))
         os.replace(path, target)
     except FileNotFoundError:
         return None
@@ -224,9 +225,9 @@ class WorkerLock:
 def try_worker_lock(session_id: str) -> WorkerLock | None:
     """Take the chat's worker lock without waiting; None when another process holds it."""
     folder = chat_queue_dir_str(session_id)
-    os.makedirs(folder, exist_ok=True)
+    make_dirs(folder)
     path = os.path.join(folder, LOCK_NAME)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_private(path, os.O_RDWR | os.O_CREAT)
     try:
         locked = _try_lock(fd)
     except BaseException:

@@ -1,14 +1,16 @@
 """Small JSON state files of the hooks (queue jobs, injection state, caches): atomic writes.
 
-A write goes to a hidden temp file in the same folder and is renamed over the target, so a
-reader or a killed process never sees half a file. Standard library only, string paths: this
-runs on every prompt.
+A write goes to a hidden private temp file in the same folder and is renamed over the target, so
+a reader or a killed process never sees half a file, and a symlink at the target is replaced,
+never written through (cms.privatefile). Standard library only, string paths: this runs on every
+prompt.
 """
 
 from __future__ import annotations
 
 import json
-import os
+
+from cms.privatefile import write_atomically
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,20 +18,10 @@ if TYPE_CHECKING:
 
 
 def write_state(path: str, data: Any) -> None:
-    """Replace path with data as JSON (folders made as needed); raise OSError on failure."""
-    folder, name = os.path.split(path)
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, ensure_ascii=False))  # one C call, not dump's chunks
-        os.replace(tmp, path)
-    except BaseException:
-        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Replace path with data as JSON (folders made 0700 as needed, the file 0600); raise OSError
+    on failure."""
+    # one C call, not dump's chunks
+    write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
 
 
 def write_state_quietly(path: str, data: Any) -> None:

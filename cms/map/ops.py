@@ -268,7 +268,8 @@ def apply_ops(
     engine = _Engine(cmap, turn, stamp)
     report = ApplyReport()
     for index, raw in enumerate(ops, start=1):
-        op: Any = redact_obj(raw)  # a model's or a user's text reaches neither the map nor the report
+        # a model's or a user's text reaches neither the map nor the report
+        op: Any = redact_obj(raw)
         outcome = OpOutcome(index=index, op=op, accepted=False)
         report.outcomes.append(outcome)
         error = op_shape_error(op)

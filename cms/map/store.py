@@ -1,7 +1,7 @@
 """Map files on disk: lock-free reads, atomic writes under an exclusive per-map lock.
 
-A write goes to a temporary file in the same folder, is fsynced and renamed over the map, so a
-reader sees the old or the new map, never a mix, and a killed writer leaves the old one. A file
+A write goes to a private temporary file in the same folder, is fsynced and renamed over the map,
+so a reader sees the old or the new map, never a mix, and a killed writer leaves the old one. A file
 that cannot be read is reported and kept as it is; it is never overwritten.
 """
 
@@ -12,8 +12,9 @@ import os
 from cms.errors import CorruptMapError, MapError, MapNotFoundError
 from cms.jsonio import JSONDecodeError, dump_json, parse_json
 from cms.map.model import CorrelationMap, map_from_dict, new_map
+from cms.privatefile import write_atomically as replace_file
 
-TYPE_CHECKING = False  # pathlib, tempfile and typing stay off the prompt hook's cold index path
+TYPE_CHECKING = False  # pathlib and typing stay off the prompt hook's cold index path
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
@@ -51,26 +52,9 @@ def dump_map(cmap: CorrelationMap) -> bytes:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Replace path with data: temp file in the same folder, fsync, rename, fsync the folder."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    """Replace path with data: a private temp file in the same folder (0600, in a 0700 folder),
+    fsync, rename, fsync the folder. A symlink at path is replaced, never written through."""
+    replace_file(os.fspath(path), data, durable=True)
 
 
 def save_map(path: Path, cmap: CorrelationMap) -> None:

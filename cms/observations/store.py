@@ -299,7 +299,7 @@ class ObservationStore:
         self.project = project
         self.patience = patience
         try:
-            os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
+            paths.ensure_private_file(path)  # 0600 in a 0700 folder; -wal and -shm follow it
             self._conn = sqlite3.connect(
                 path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )

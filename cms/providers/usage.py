@@ -17,6 +17,7 @@ from cms import paths
 from cms.config import Config
 from cms.errors import BudgetExhaustedError, StoreError
 from cms.log import log_event
+from cms.privatefile import ensure_file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -43,7 +44,7 @@ def utc_now() -> datetime:
 def _connect(*, create: bool = True) -> Iterator[sqlite3.Connection]:
     path = paths.usage_path()
     if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_file(str(path))  # 0600 in a 0700 folder: SQLite gives its -wal and -shm that mode
     conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
     try:
         conn.execute("PRAGMA busy_timeout = 10000")

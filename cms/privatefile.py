@@ -1,0 +1,99 @@
+"""Private files under CMS_HOME: every folder cms creates is 0700 and every file 0600, whatever
+the umask, and files are opened without following a symlink in their last component, so a
+planted `logs/cms.log` or `map.json.lock` link is never written through. Standard library only
+(`os`): the hooks use it on their fast path.
+"""
+
+from __future__ import annotations
+
+import os
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has no symlink-following flag
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+_temp_ids = iter(range(1 << 62))  # a per-process counter: threads never share a temp name
+
+
+def make_dirs(folder: str) -> None:
+    """Create folder and its missing parents with mode 0700; folders that exist stay as they are.
+    Raise OSError when it cannot be made."""
+    try:
+        os.mkdir(folder, DIR_MODE)
+    except FileExistsError:
+        return
+    except FileNotFoundError:
+        parent = os.path.dirname(folder)
+        if not parent or parent == folder:
+            raise
+        make_dirs(parent)
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:  # another process made it in between
+            return
+    os.chmod(folder, DIR_MODE)  # mkdir's mode passes through the umask
+
+
+def open_private(path: str, flags: int) -> int:
+    """os.open(path, flags) with mode 0600 that refuses a symlink as the last component (OSError
+    ELOOP) and leaves a file it may change at 0600, whatever the umask; returns the descriptor."""
+    fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC | _BINARY, FILE_MODE)
+    if flags & (os.O_WRONLY | os.O_RDWR):
+        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+            os.fchmod(fd, FILE_MODE)  # a new file got 0600 minus the umask; an old one, anything
+        except (OSError, AttributeError):  # another owner's file, or no fchmod (Windows)
+            pass
+    return fd
+
+
+def ensure_file(path: str) -> None:
+    """Make path's folder (0700) and an empty path (0600) unless it exists; a symlink at path is
+    refused with OSError. For files another library opens by name (SQLite databases: their
+    -wal and -shm files take the database's mode)."""
+    make_dirs(os.path.dirname(path) or ".")
+    try:
+        fd = open_private(path, os.O_RDWR | os.O_CREAT)
+    except PermissionError:
+        if os.path.isfile(path) and not os.path.islink(path):
+            return  # a read-only file of ours: the library opens it read-only
+        raise
+    os.close(fd)
+
+
+def write_atomically(path: str, data: bytes, *, durable: bool = False) -> None:
+    """Replace path with data: a private temp file in the same folder, renamed over path (the
+    rename replaces a symlink at path, never writes through it). durable: fsync the file and the
+    folder first, so a crash leaves the old or the new file. Raise OSError on failure."""
+    folder, name = os.path.split(path)
+    folder = folder or "."
+    make_dirs(folder)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{next(_temp_ids)}.tmp")
+    try:
+        fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    if durable and os.name != "nt":
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def private_opener(path: str, flags: int) -> int:
+    """An `opener` for open(): the file opened as open_private opens it."""
+    return open_private(path, flags)
