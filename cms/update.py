@@ -3,6 +3,7 @@
 The glue between a chat map, an exchange and a provider: the local extractor answers in code,
 a model provider is asked with the full map view; when every op of a model answer is rejected
 the model is asked once more with the reasons. The model call runs outside the map's lock.
+Each exchange is applied once: its key (agent and last transcript record) is kept beside the map.
 """
 
 from __future__ import annotations
@@ -11,16 +12,67 @@ from pathlib import Path
 from typing import Any
 
 from cms.config import Config
-from cms.errors import BudgetExhaustedError, MapNotFoundError, OpsError
+from cms.errors import BudgetExhaustedError, MapError, MapNotFoundError, OpsError
+from cms.jsonio import dump_json, parse_json
 from cms.log import log_event
 from cms.map.model import CorrelationMap, new_map
 from cms.map.ops import ApplyReport, apply_answer
 from cms.map.render import render_full
-from cms.map.store import edit_map, load_map
+from cms.map.store import edit_map, load_map, write_atomically
 from cms.providers.base import ModelProvider
+from cms.transcripts.cleanup import LAST_RECORD
 from cms.transcripts.exchange import Exchange
 
 EXCHANGE_CHARS = 12_000
+APPLIED_FILE = "applied.json"  # beside map.json: the keys of the exchanges applied to it
+APPLIED_KEEP = 256
+
+
+def exchange_key(exchange: Exchange) -> str | None:
+    """What identifies an exchange across repeated Stops: its agent and the id of its last
+    transcript record; None when it has none (no transcript: it cannot be told from another)."""
+    record = exchange.extra.get(LAST_RECORD)
+    return f"{exchange.agent}:{record}" if record else None
+
+
+def _applied(path: Path, cmap: CorrelationMap) -> list[str]:
+    """The keys applied to this very map. A map made afresh (e.g. by `replay --fresh`) has none:
+    the file names the map by its creation time and the ids it had drawn (ids only grow)."""
+    try:
+        data = parse_json(path.with_name(APPLIED_FILE).read_bytes())
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, dict) or data.get("map_created_at") != cmap.created_at:
+        return []
+    drawn = data.get("map_next_id")
+    if not isinstance(drawn, int) or cmap.next_id < drawn:
+        return []
+    keys = data.get("keys")
+    return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
+
+
+def _remember_applied(path: Path, cmap: CorrelationMap, key: str) -> None:
+    earlier = [k for k in _applied(path, cmap) if k != key]
+    keys = [*earlier[max(0, len(earlier) - APPLIED_KEEP + 1) :], key]
+    data = {
+        "version": 1,
+        "map_created_at": cmap.created_at,
+        "map_next_id": cmap.next_id,
+        "keys": keys,
+    }
+    try:
+        write_atomically(path.with_name(APPLIED_FILE), dump_json(data))
+    except OSError as exc:  # the map is saved; a lost key only risks one repeat
+        log_event("warning", "applied_unsaved", str(exc))
+
+
+def _already_applied(path: Path, key: str | None) -> bool:
+    if key is None:
+        return False
+    try:
+        return key in _applied(path, load_map(path))
+    except MapError:  # no map yet (or a damaged one: applying reports that)
+        return False
 
 
 def _current_map(path: Path, session_id: str, project: str) -> CorrelationMap:
@@ -37,15 +89,32 @@ def _propose_local(cmap: CorrelationMap, exchange: Exchange) -> Any:
 
 
 def _apply(
-    path: Path, answer: Any, *, config: Config, session_id: str, project: str, turn: int
+    path: Path,
+    answer: Any,
+    *,
+    config: Config,
+    session_id: str,
+    project: str,
+    turn: int,
+    key: str | None = None,
 ) -> ApplyReport:
+    """Apply an answer under the map's lock; with `key`, unless that exchange was applied
+    meanwhile (checked under the lock), and remember the key once the map is saved (not when
+    every op was rejected: the model is asked again, or the next Stop tries again)."""
+    applied_to: list[CorrelationMap] = []
+
     def change(cmap: CorrelationMap) -> tuple[ApplyReport, bool]:
+        if key is not None and key in _applied(path, cmap):
+            return ApplyReport(), False
         report = apply_answer(cmap, answer, turn=turn, max_planets=config.map.max_planets)
+        applied_to.append(cmap)
         return report, report.changed
 
     report = edit_map(path, change, session_id=session_id, project=project)
     for reason in report.reasons():
         log_event("warning", "op_rejected", reason, session=session_id)
+    if key is not None and applied_to and not report.all_rejected:  # else it is asked again
+        _remember_applied(path, applied_to[0], key)
     return report
 
 
@@ -62,12 +131,23 @@ def update_chat_map(
 
     With provider None (or the daily budget spent) the local extractor proposes the ops. A model
     answer whose every op is rejected (or that is not `{"ops": [...]}`) is asked for once more,
-    with the reasons; a second bad answer leaves the map as it was.
+    with the reasons; a second bad answer leaves the map as it was. An exchange already applied
+    to this map (the same key, see exchange_key) is skipped: an empty report comes back.
     """
+    key = exchange_key(exchange)
+    if _already_applied(path, key):
+        log_event("info", "exchange_already_applied", str(key), session=session_id)
+        return ApplyReport()
 
     def apply(answer: Any) -> ApplyReport:
         return _apply(
-            path, answer, config=config, session_id=session_id, project=project, turn=exchange.turn
+            path,
+            answer,
+            config=config,
+            session_id=session_id,
+            project=project,
+            turn=exchange.turn,
+            key=key,
         )
 
     if provider is None:

@@ -1,8 +1,9 @@
 """The six diff operations: validation of meaning, application, the per-turn cap and archiving.
 
 Each op is judged alone against the map as it stands after the ops before it: shape by JSON
-Schema (cms.map.schema), then meaning in code. Every text is redacted first, whoever wrote the
-op. Rejected ops carry a reason; accepted ones are applied in order. No file I/O and no logging
+Schema (cms.map.schema), then meaning in code (one mass change per planet, one change per fact
+and each fact text once per answer). Every text is redacted first, whoever wrote the op.
+Rejected ops carry a reason; accepted ones are applied in order. No file I/O and no logging
 here: callers save and log the report.
 """
 
@@ -93,11 +94,33 @@ def _clean(text: str, limit: int, what: str) -> str:
 
 
 class _Engine:
+    """Applies one answer's ops. Besides the map's own rules it holds the answer's: one mass
+    change per planet and one change per fact, and a fact text added only once, wherever."""
+
     def __init__(self, cmap: CorrelationMap, turn: int, now: str) -> None:
         self.cmap = cmap
         self.turn = turn
         self.now = now
         self.deleted: set[str] = set()  # facts deleted by earlier ops of this batch
+        self.index = 0  # the op being judged (1-based)
+        self.done: dict[tuple[str, str], int] = {}  # (kind of change, id or fact key) -> op
+        self.pending: list[tuple[str, str]] = []  # what the op being judged would add to done
+
+    def claim(self, kind: str, key: str, what: str) -> None:
+        """Refuse a second change of this kind to the same thing in one answer."""
+        earlier = self.done.get((kind, key))
+        if earlier is not None or (kind, key) in self.pending:
+            by = f"op {earlier}" if earlier is not None else "this op"
+            raise _Rejected(f"{what} already by {by} of this answer (one per answer)")
+        self.pending.append((kind, key))
+
+    def begin(self, index: int) -> None:
+        self.index, self.pending = index, []
+
+    def commit(self) -> None:
+        for claimed in self.pending:
+            self.done[claimed] = self.index
+        self.pending = []
 
     # -- lookups that explain themselves ------------------------------------------------
     def sun(self, sun_id: str) -> Sun:
@@ -122,14 +145,14 @@ class _Engine:
             raise _Rejected(f"{state} fact {sat_id}")
         return found
 
-    @staticmethod
-    def check_new_fact(planet: Planet | None, texts: list[str], text: str) -> str:
+    def check_new_fact(self, planet: Planet | None, texts: list[str], text: str) -> str:
         fact = _clean(text, MAX_FACT, "fact text")
         key = normalise_text(fact)
         existing = [normalise_text(s.text) for s in planet.satellites] if planet else []
         if key in existing or key in texts:
             raise _Rejected(f"duplicate fact: {fact[:60]!r} is already stored there")
         texts.append(key)
+        self.claim("fact", key, f"duplicate fact: {fact[:60]!r} was added")
         return fact
 
     def check_planet_specs(self, sun: Sun | None, specs: list[dict[str, Any]]) -> list[Any]:
@@ -203,6 +226,8 @@ class _Engine:
         others = [normalise_text(s.text) for s in planet.satellites if s is not sat]
         if normalise_text(fact) in others:
             raise _Rejected(f"duplicate fact: {fact[:60]!r} is already stored there")
+        self.claim("sat", sat.id, f"fact {sat.id} was changed")
+        self.claim("fact", normalise_text(fact), f"duplicate fact: {fact[:60]!r} was added")
         sat.text = fact
         sat.updated_at = self.now
         sat.turn = self.turn
@@ -211,6 +236,7 @@ class _Engine:
 
     def delete_sat(self, op: dict[str, Any]) -> list[str]:
         planet, sat = self.satellite(op["sat"])
+        self.claim("sat", sat.id, f"fact {sat.id} was changed")
         planet.satellites.remove(sat)
         self.deleted.add(sat.id)
         planet.updated_at = self.now
@@ -218,6 +244,7 @@ class _Engine:
 
     def inc_mass(self, op: dict[str, Any]) -> list[str]:
         planet = self.planet(op["planet"])
+        self.claim("mass", planet.id, f"the mass of {planet.id} was raised")
         planet.mass += int(op.get("by", 1))
         planet.updated_at = self.now
         return []
@@ -279,11 +306,13 @@ def apply_ops(
         if len(report.accepted) >= max_ops:
             outcome.reason = f"over the limit of {max_ops} accepted ops per turn"
             continue
+        engine.begin(index)
         try:  # every op checks everything before it changes anything: all or nothing
             outcome.created = getattr(engine, op["op"])(op)
         except _Rejected as exc:
             outcome.reason = str(exc)
             continue
+        engine.commit()
         outcome.accepted = True
     report.archived = archive_planets(cmap, max_planets, stamp)
     if report.changed:

@@ -165,3 +165,82 @@ def test_planets_past_max_move_to_archive_lowest_mass_then_oldest_first() -> Non
     assert map_schema_error(cmap.to_dict()) is None
     again = apply_ops(cmap, [{"op": "add_sat", "planet": cmap.archive[0].id, "text": "x"}])
     assert "archived planet" in again.rejected[0].reason
+
+
+def test_ten_mass_increases_of_one_planet_in_one_answer_count_once() -> None:
+    cmap = _seeded()
+    report = apply_ops(cmap, [{"op": "inc_mass", "planet": "P2", "by": 3}] * 10, now=NOW)
+    assert [o.index for o in report.accepted] == [1]
+    assert cmap.find_planet("P2")[1].mass == 4  # type: ignore[index]
+    assert len(report.rejected) == 9
+    assert all("already by op 1 of this answer" in o.reason for o in report.rejected)
+
+
+def test_mass_increases_of_different_planets_in_one_answer_all_count() -> None:
+    cmap = _seeded()
+    apply_ops(cmap, [{"op": "add_planet", "sun": "S1", "title": "Cache"}], now=NOW)
+    report = apply_ops(
+        cmap,
+        [{"op": "inc_mass", "planet": "P2"}, {"op": "inc_mass", "planet": "P4"}],
+        now=NOW,
+    )
+    assert len(report.accepted) == 2 and not report.rejected
+
+
+def test_the_same_fact_in_ten_new_planets_is_accepted_once() -> None:
+    cmap = _seeded()
+    ops = [
+        {"op": "add_planet", "sun": "S1", "title": f"Topic {i}", "sats": ["Deploys run on Fridays"]}
+        for i in range(10)
+    ]
+    report = apply_ops(cmap, ops, now=NOW)
+    assert [o.index for o in report.accepted] == [1]
+    assert all("duplicate fact" in o.reason for o in report.rejected)
+    texts = [s.text for sun in cmap.suns for p in sun.planets for s in p.satellites]
+    assert texts.count("Deploys run on Fridays") == 1
+
+
+def test_a_fact_added_by_one_op_is_not_added_again_elsewhere_by_a_later_one() -> None:
+    cmap = _seeded()
+    report = apply_ops(
+        cmap,
+        [
+            {"op": "add_sat", "planet": "P2", "text": "Backups run nightly"},
+            {
+                "op": "add_sun",
+                "title": "Ops",
+                "planets": [{"title": "Backups", "sats": ["backups  run NIGHTLY"]}],
+            },
+            {
+                "op": "add_sun",
+                "title": "Ops",
+                "planets": [{"title": "Backups", "sats": ["Kept 30 days"]}],
+            },
+        ],
+        now=NOW,
+    )
+    assert [o.index for o in report.accepted] == [1, 3]
+    assert "already by op 1" in report.rejected[0].reason
+
+
+def test_one_fact_is_changed_at_most_once_per_answer() -> None:
+    cmap = _seeded()
+    report = apply_ops(
+        cmap,
+        [
+            {"op": "replace_sat", "sat": "F3", "text": "Use Postgres 17"},
+            {"op": "replace_sat", "sat": "F3", "text": "Use Postgres 18"},
+            {"op": "delete_sat", "sat": "F3"},
+        ],
+        now=NOW,
+    )
+    assert [o.index for o in report.accepted] == [1]
+    assert cmap.find_satellite("F3")[1].text == "Use Postgres 17"  # type: ignore[index]
+
+
+def test_the_one_per_answer_rule_starts_afresh_with_the_next_answer() -> None:
+    cmap = _seeded()
+    for _ in range(3):
+        report = apply_ops(cmap, [{"op": "inc_mass", "planet": "P2"}] * 2, now=NOW)
+        assert len(report.accepted) == 1
+    assert cmap.find_planet("P2")[1].mass == 4  # type: ignore[index]
