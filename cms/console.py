@@ -1,14 +1,20 @@
-"""What commands print besides their results: JSON documents on stdout, config warnings on stderr.
+"""What commands print besides their results: JSON documents on stdout, config warnings on stderr,
+and the config check every command passes before it does anything.
 
 Shared by the typer commands and the light `cms search` entry point, so it must not import typer.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from cms.config import Config, load_config
 from cms.jsonio import dump_json
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def print_json(data: object) -> None:
@@ -21,3 +27,16 @@ def load_command_config() -> Config:
     for warning in config.warnings:
         print(f"cms: warning: {config.source}: {warning}", file=sys.stderr)
     return config
+
+
+def config_checked(command: F) -> F:
+    """command, stopped with the config's one-line ConfigError before it reads or writes
+    anything when cms.toml is broken, whether or not it uses the config (a command that runs on
+    the defaults while the user's settings are ignored would hide the problem)."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        load_config()
+        return command(*args, **kwargs)
+
+    return run  # type: ignore[return-value]

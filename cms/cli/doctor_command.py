@@ -1,7 +1,8 @@
 """`cms doctor`: what cms would do here and why (config, data folder, provider, prompts, errors).
 
 It only inspects: it never calls a model, never creates the data folder and never changes a
-file. A broken config or CMS_PROVIDER is reported (exit code 1) instead of stopping the report.
+file. A broken config or CMS_PROVIDER is reported as such (exit code 1) instead of stopping the
+report; the rest of the report then shows the defaults.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ def collect_report() -> tuple[dict[str, Any], bool]:
     """The doctor's findings as a dict, and whether everything needed is usable."""
     healthy = True
     warnings: list[str] = []
+    config_error: str | None = None
     try:
         config = load_config()
     except CmsError as exc:
         config = Config()
+        config_error = str(exc)
         warnings.append(f"config not usable, defaults shown: {exc}")
         healthy = False
     warnings += [f"{config.source}: {w}" for w in config.warnings]
@@ -60,6 +63,7 @@ def collect_report() -> tuple[dict[str, Any], bool]:
         "cms_home_exists": home.is_dir(),
         "config": config.source or None,
         "config_path": str(paths.config_path()),
+        "config_error": config_error,
         "warnings": warnings,
         "provider": provider,
         "provider_reason": reason,
@@ -81,11 +85,18 @@ def collect_report() -> tuple[dict[str, Any], bool]:
 
 
 def _print_text(report: dict[str, Any]) -> None:
-    config = report["config"] or f"defaults (no file at {report['config_path']})"
+    if report["config_error"]:
+        config = (
+            f"BROKEN ({report['config_path']}): {report['config_error']}; commands stop on it, "
+            "hooks log it and run on the defaults shown here"
+        )
+    else:
+        config = report["config"] or f"defaults (no file at {report['config_path']})"
     home_state = "" if report["cms_home_exists"] else " (not created yet)"
     print(f"config:     {config}")
     for warning in report["warnings"]:
-        print(f"warning:    {warning}")
+        if not report["config_error"] or report["config_error"] not in warning:
+            print(f"warning:    {warning}")
     print(f"data:       {report['cms_home']}{home_state}")
     print(f"provider:   {report['provider']} ({report['provider_reason']})")
     print(f"claude CLI: {report['claude'] or 'not found on PATH'}")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cms.chats import locate_map
-from cms.console import load_command_config, print_json
+from cms.console import config_checked, load_command_config, print_json
 from cms.errors import OpsError
 from cms.jsonio import JSONDecodeError, parse_json
 from cms.map.model import CorrelationMap
@@ -102,8 +102,8 @@ def search(
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(show)
-    app.command()(search)
+    app.command()(config_checked(show))
+    app.command()(config_checked(search))
     ops_app = typer.Typer(help="Diff operations on a map.", no_args_is_help=True)
-    ops_app.command("apply")(apply)
+    ops_app.command("apply")(config_checked(apply))
     app.add_typer(ops_app, name="ops")

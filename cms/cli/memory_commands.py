@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cms.console import load_command_config, print_json
+from cms.console import config_checked, load_command_config, print_json
 from cms.errors import CmsError, StoreError
 from cms.observations.access import ProjectMemory, open_project_memory
 from cms.observations.capture import capture_with_outcomes
@@ -337,11 +337,11 @@ def gc(cwd: CwdOpt = None) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("recall")(recall_command)
-    app.command("remember")(remember)
-    app.command("forget")(forget)
-    app.command("list")(list_command)
-    app.command("stats")(stats)
-    app.command("export")(export)
-    app.command("import")(import_command)
-    app.command("gc")(gc)
+    app.command("recall")(config_checked(recall_command))
+    app.command("remember")(config_checked(remember))
+    app.command("forget")(config_checked(forget))
+    app.command("list")(config_checked(list_command))
+    app.command("stats")(config_checked(stats))
+    app.command("export")(config_checked(export))
+    app.command("import")(config_checked(import_command))
+    app.command("gc")(config_checked(gc))
