@@ -1,8 +1,10 @@
 """How a hook makes sure a worker drains its chat's queue: start one detached, unless one runs.
 
-Owns the worker's command line and environment and the detached start (posix_spawn, else
-subprocess). It never runs a job itself except under CMS_SYNC=1. Kept apart from cms.hooks.worker
-so the Stop, SessionEnd and PreCompact hooks import neither threading nor the job machinery.
+Owns the worker's command line and environment, the detached start (posix_spawn, else
+subprocess) and the worker process's first step: taking a machine-wide slot before the job
+machinery is imported (a worker that finds none exits in milliseconds). It never runs a job
+itself except under CMS_SYNC=1. Kept apart from cms.hooks.worker so the Stop, SessionEnd and
+PreCompact hooks import neither threading nor the job machinery.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def child_env() -> dict[str, str]:
 def spawn_worker(session_id: str) -> int | None:
     """Start a detached worker for the chat (own session, no terminal, stdio to devnull).
     Returns its pid, or None when it could not be started (logged)."""
-    argv = [sys.executable, "-m", "cms.hooks.worker", "--session", session_id]
+    argv = [sys.executable, "-m", "cms.hooks.launch", "--session", session_id]
     try:
         if sys.platform != "win32" and hasattr(os, "posix_spawn"):
             devnull = os.devnull
@@ -67,11 +69,33 @@ def spawn_worker(session_id: str) -> int | None:
 
 
 def ensure_worker(session_id: str) -> None:
-    """After queueing a job: run it inline with CMS_SYNC=1, else start a worker if none runs."""
+    """After queueing a job: run it inline with CMS_SYNC=1, else start a worker unless one runs
+    for this chat or every machine-wide slot is busy (a slot's holder looks at every queue
+    before it exits, so the job is run either way)."""
     if os.environ.get("CMS_SYNC") == "1":
         from cms.hooks.worker import drain_chat
 
         drain_chat(session_id, idle=0.0)
         return
-    if not queue.worker_running(session_id):
+    if not queue.worker_running(session_id) and queue.worker_slot_free():
         spawn_worker(session_id)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m cms.hooks.launch --session ID`: the detached worker process. It takes a slot
+    first and exits at once when every slot is busy (a slot's holder will run the job)."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        slot = queue.try_worker_slot()
+    except OSError:
+        slot = None  # cannot tell: run without a slot rather than strand the job
+    else:
+        if slot is None:
+            return 0
+    from cms.hooks.worker import main as work
+
+    return work(args, slot=slot)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

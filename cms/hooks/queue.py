@@ -1,8 +1,8 @@
 """The per-chat job queue on disk: <queue_dir>/<safe session>/<time_ns>-<pid>-<n>.json.
 
-Owns job files (atomic writes, names that sort in arrival order, an attempts counter), the
-failed/ folder where jobs that keep failing are set aside, and the per-chat worker lock. It
-never runs a job. Standard library only: the Stop hook writes here on the fast path, through
+Owns job files (atomic writes, names that sort in arrival order, counters of starts and
+failures), the failed/ folder where jobs that keep failing are set aside (capped), the per-chat
+worker lock and the machine-wide worker slots. It never runs a job. Standard library only: the Stop hook writes here on the fast path, through
 the str-based add_job and worker_running (pathlib, dataclasses and typing cost it ~30 ms).
 """
 
@@ -27,22 +27,26 @@ JOB_SUFFIX = ".json"
 FAILED_DIR = "failed"
 LOCK_NAME = "worker.lock"
 JOB_VERSION = 1
+MAX_FAILED = 20  # set-aside jobs kept per chat; older ones are deleted
+MAX_WORKERS = 4  # detached workers at once per CMS_HOME (one slot lock file each)
+SLOTS_DIR = "workers"
 _counter = itertools.count()
 
 
 class Job:
     """One job read from its file (a plain slotted class; treat instances as immutable)."""
 
-    __slots__ = ("attempts", "created_at", "kind", "path", "payload", "session_id")
+    __slots__ = ("attempts", "created_at", "kind", "path", "payload", "session_id", "starts")
 
     def __init__(
         self,
         path: Path,
         kind: str,  # "map_update" or "capture"
         session_id: str,
-        attempts: int,
+        attempts: int,  # runs that failed (an exception, a timeout)
         created_at: float,
         payload: dict[str, Any],
+        starts: int = 0,  # runs begun, including those a killed worker never finished
     ) -> None:
         self.path = path
         self.kind = kind
@@ -50,6 +54,7 @@ class Job:
         self.attempts = attempts
         self.created_at = created_at
         self.payload = payload
+        self.starts = starts
 
     @property
     def name(self) -> str:
@@ -58,8 +63,15 @@ class Job:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Job):
             return NotImplemented
-        mine = (self.path, self.kind, self.session_id, self.attempts, self.created_at)
-        theirs = (other.path, other.kind, other.session_id, other.attempts, other.created_at)
+        mine = (self.path, self.kind, self.session_id, self.attempts, self.created_at, self.starts)
+        theirs = (
+            other.path,
+            other.kind,
+            other.session_id,
+            other.attempts,
+            other.created_at,
+            other.starts,
+        )
         return mine == theirs and self.payload == other.payload
 
     __hash__ = None  # type: ignore[assignment]  # equal by value, holds a dict
@@ -125,28 +137,42 @@ def read_job(path: Path) -> Job | None:
         raise ValueError("job file is not a JSON object")
     kind, session, payload = data.get("kind"), data.get("session_id"), data.get("payload")
     attempts, created = data.get("attempts", 0), data.get("created_at", 0.0)
+    starts = data.get("starts", attempts)
     if not isinstance(kind, str) or not isinstance(session, str) or not isinstance(payload, dict):
         raise ValueError("job file lacks kind, session_id or payload")
     if not isinstance(attempts, int) or not isinstance(created, int | float):
         raise ValueError("job file has a bad attempts or created_at")
-    return Job(path, kind, session, attempts, float(created), payload)
+    if not isinstance(starts, int):
+        raise ValueError("job file has a bad starts")
+    return Job(path, kind, session, attempts, float(created), payload, starts)
 
 
-def count_attempt(job: Job) -> Job:
-    """Record one more attempt in the job file before running it (so a crash still counts)."""
-    counted = Job(job.path, job.kind, job.session_id, job.attempts + 1, job.created_at, job.payload)
+def _rewrite(job: Job, *, attempts: int, starts: int) -> Job:
+    counted = Job(job.path, job.kind, job.session_id, attempts, job.created_at, job.payload, starts)
     write_state(
         str(job.path),
         {
             "version": JOB_VERSION,
             "kind": job.kind,
             "session_id": job.session_id,
-            "attempts": counted.attempts,
+            "attempts": attempts,
+            "starts": starts,
             "created_at": job.created_at,
             "payload": job.payload,
         },
     )
     return counted
+
+
+def count_start(job: Job) -> Job:
+    """Record in the job file that a run begins (a worker killed mid-run leaves it counted as a
+    start, not as a failure: see count_failure)."""
+    return _rewrite(job, attempts=job.attempts, starts=job.starts + 1)
+
+
+def count_failure(job: Job) -> Job:
+    """Record in the job file that a run failed (`attempts` counts failures only)."""
+    return _rewrite(job, attempts=job.attempts + 1, starts=job.starts)
 
 
 def finish_job(path: Path) -> None:
@@ -165,7 +191,21 @@ def set_aside(path: Path, reason: str) -> Path | None:
     except FileNotFoundError:
         return None
     log_event("error", "job_set_aside", reason, job=path.name, folder=str(target.parent))
+    _trim_failed(target.parent)
     return target
+
+
+def _trim_failed(folder: Path) -> None:
+    """Keep the MAX_FAILED newest set-aside jobs of a chat (names sort by arrival)."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(JOB_SUFFIX))
+    except OSError:
+        return
+    for name in names[: max(0, len(names) - MAX_FAILED)]:
+        try:  # noqa: SIM105 - contextlib stays off the hook path
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
 
 
 def failed_jobs(session_id: str) -> list[Path]:
@@ -237,6 +277,37 @@ def try_worker_lock(session_id: str) -> WorkerLock | None:
         os.close(fd)
         return None
     return WorkerLock(fd, path)
+
+
+def try_worker_slot() -> WorkerLock | None:
+    """Take one of the MAX_WORKERS machine-wide worker slots (a lock file each, under
+    CMS_HOME/workers) without waiting; None when every slot is held. A slot's holder looks at
+    every chat's queue after it lets go (see cms.hooks.worker), so a job queued while all slots
+    were busy is still run."""
+    folder = os.path.join(paths.cms_home_str(), SLOTS_DIR)
+    make_dirs(folder)
+    for number in range(MAX_WORKERS):
+        path = os.path.join(folder, f"slot-{number}.lock")
+        fd = open_private(path, os.O_RDWR | os.O_CREAT)
+        try:
+            locked = _try_lock(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        if locked:
+            return WorkerLock(fd, path)
+        os.close(fd)
+    return None
+
+
+def worker_slot_free() -> bool:
+    """Whether a worker could take a slot right now (one is taken and let go to find out; a
+    worker that misses a slot because of this look is covered: the one who looked starts one)."""
+    slot = try_worker_slot()
+    if slot is None:
+        return False
+    slot.release()
+    return True
 
 
 def worker_running(session_id: str) -> bool:

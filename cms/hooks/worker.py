@@ -1,10 +1,11 @@
 """The detached, short-lived worker that drains one chat's job queue (hooks start it through
 cms.hooks.launch, whose ensure_worker and spawn_worker are re-exported here).
 
-At most one worker per chat (a non-blocking lock); jobs run oldest first, each bounded by
-worker.job_timeout_seconds; a job file is deleted only after its result is saved, so a killed
-worker loses nothing; a job that keeps failing is set aside. The worker exits when the queue is
-empty. It is the error boundary of its own process: it never raises out of `main`.
+At most one worker per chat (a non-blocking lock) and queue.MAX_WORKERS per machine (slots);
+jobs run oldest first, each bounded by worker.job_timeout_seconds; a job file is deleted only
+after its result is saved, so a killed worker loses nothing; a job that keeps failing (failures
+are counted, not starts) is set aside. A detached worker drains its chat, then every other
+chat's queue, and exits when none is left. It is its process's error boundary: it never raises.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from cms.log import log_event
 HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
 POLL_SECONDS = 0.05
 PROVIDER_BACKOFF_SECONDS = 2.0  # times the attempt number, before retrying a failed model call
+MAX_INTERRUPTED = 10  # runs a job may begin without finishing or failing (its worker was killed)
 
 
 class JobTimeoutError(CmsError):
@@ -49,9 +51,12 @@ class DrainResult:
 
 
 @contextmanager
-def _time_limit(seconds: float, *, hard_exit: bool) -> Iterator[None]:
+def _time_limit(
+    seconds: float, *, hard_exit: bool, on_stuck: Callable[[], object] | None = None
+) -> Iterator[None]:
     """Raise JobTimeoutError in the main thread after `seconds`; with hard_exit, also end the
-    process if the job still has not returned HARD_EXIT_GRACE seconds later (stuck in C code)."""
+    process if the job still has not returned HARD_EXIT_GRACE seconds later (stuck in C code),
+    after `on_stuck` recorded the failure."""
     import signal
 
     use_alarm = (
@@ -67,7 +72,7 @@ def _time_limit(seconds: float, *, hard_exit: bool) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, seconds)
     watchdog = None
     if hard_exit:
-        watchdog = threading.Timer(seconds + HARD_EXIT_GRACE, _hard_exit, args=(seconds,))
+        watchdog = threading.Timer(seconds + HARD_EXIT_GRACE, _hard_exit, args=(seconds, on_stuck))
         watchdog.daemon = True
         watchdog.start()
     try:
@@ -80,8 +85,11 @@ def _time_limit(seconds: float, *, hard_exit: bool) -> Iterator[None]:
             signal.signal(signal.SIGALRM, previous)
 
 
-def _hard_exit(seconds: float) -> None:
+def _hard_exit(seconds: float, on_stuck: Callable[[], object] | None = None) -> None:
     log_event("error", "worker_stuck", f"a job ignored its {seconds:g}s timeout; exiting")
+    if on_stuck is not None:
+        with suppress(Exception):
+            on_stuck()
     os._exit(3)
 
 
@@ -111,9 +119,11 @@ def _describe(exc: BaseException) -> str:
 
 
 def _step(path: Path, config: Any, result: DrainResult, *, hard_exit: bool) -> None:
-    """Run the job in `path` once: on success delete it; on failure leave it (attempt counted)
-    so the loop tries it again, until max_attempts sets it aside. Model trouble backs off, and
-    its last attempt (and every later job of this run) uses the local extractor instead."""
+    """Run the job in `path` once: on success delete it; on failure leave it (failure counted)
+    so the loop tries it again, until max_attempts failures set it aside. A run cut short by a
+    killed worker is no failure; a job begun MAX_INTERRUPTED times without an outcome is set
+    aside too. Model trouble backs off, and its last attempt (and every later job of this run)
+    uses the local extractor instead."""
     max_attempts = config.worker.max_attempts
     try:
         job = queue.read_job(path)
@@ -127,16 +137,32 @@ def _step(path: Path, config: Any, result: DrainResult, *, hard_exit: bool) -> N
         queue.set_aside(path, f"{job.kind} failed {job.attempts} times")
         result.set_aside += 1
         return
-    job = queue.count_attempt(job)
+    if job.starts - job.attempts >= MAX_INTERRUPTED:
+        interrupted = job.starts - job.attempts
+        queue.set_aside(path, f"{job.kind} was begun {interrupted} times and never finished")
+        result.set_aside += 1
+        return
+    job = queue.count_start(job)
     timeout = config.worker.job_timeout_seconds
-    fields = {"job": job.name, "kind": job.kind, "attempt": job.attempts, "session": job.session_id}
+    fields = {
+        "job": job.name,
+        "kind": job.kind,
+        "attempt": job.attempts + 1,
+        "session": job.session_id,
+    }
+    started = job
+
+    def stuck() -> None:
+        queue.count_failure(started)
+
     try:
         try:
-            with _time_limit(timeout, hard_exit=hard_exit):
+            with _time_limit(timeout, hard_exit=hard_exit, on_stuck=stuck):
                 summary = run_job(job, config, force_local=result.provider_down)
         except ProviderError as exc:
             log_event("warning", "provider_error", str(exc), **fields)
             result.failed += 1
+            job = started = queue.count_failure(job)
             if job.attempts < max_attempts:
                 time.sleep(PROVIDER_BACKOFF_SECONDS * job.attempts)
                 return
@@ -147,12 +173,13 @@ def _step(path: Path, config: Any, result: DrainResult, *, hard_exit: bool) -> N
                 "local extractor for the rest of this run",
                 session=job.session_id,
             )
-            with _time_limit(timeout, hard_exit=hard_exit):
+            with _time_limit(timeout, hard_exit=hard_exit, on_stuck=stuck):
                 summary = run_job(job, config, force_local=True) + " (model failed; local)"
     except Exception as exc:  # noqa: BLE001 - the worker is its process's error boundary
         level = "warning" if isinstance(exc, CmsError) else "error"
         log_event(level, "job_failed", _describe(exc), **fields)
         result.failed += 1
+        queue.count_failure(job)
         return
     queue.finish_job(job.path)
     result.applied += 1
@@ -204,6 +231,13 @@ def drain_chat(
 # ----------------------------------------------------------------------------- entry point
 
 
+def _add(total: DrainResult, result: DrainResult) -> None:
+    total.applied += result.applied
+    total.failed += result.failed
+    total.set_aside += result.set_aside
+    total.provider_down = total.provider_down or result.provider_down
+
+
 def run_worker(session_id: str | None, *, hard_exit: bool = False) -> DrainResult:
     """Drain one chat, or every chat with pending jobs (`cms worker`)."""
     config = load_hook_config()
@@ -211,22 +245,55 @@ def run_worker(session_id: str | None, *, hard_exit: bool = False) -> DrainResul
     sessions = [session_id] if session_id else queue.queued_sessions()
     for session in sessions:
         result = drain_chat(session, config, hard_exit=hard_exit, idle=None if session_id else 0.0)
-        total.applied += result.applied
-        total.failed += result.failed
-        total.set_aside += result.set_aside
-        total.provider_down = total.provider_down or result.provider_down
+        _add(total, result)
     return total
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m cms.hooks.worker --session ID`: the detached process the hooks start."""
+def _waiting_chats() -> list[str]:
+    """Chats with pending jobs that no worker holds (taking their lock to look: a worker that
+    finds a chat free this way drains it itself)."""
+    return [s for s in queue.queued_sessions() if not queue.worker_running(s)]
+
+
+def run_detached(
+    session_id: str, *, hard_exit: bool = True, slot: queue.WorkerLock | None = None
+) -> DrainResult:
+    """What a hook's worker does: take a machine-wide slot (or use `slot`, taken by the caller;
+    none free: exit, its job stays queued), drain its chat, then every other waiting chat; after
+    letting the slot go, look again, so a job queued while every slot was busy is never
+    stranded."""
+    config = load_hook_config()
+    total = DrainResult()
+    first: str | None = session_id
+    while True:
+        slot = slot or queue.try_worker_slot()
+        if slot is None:
+            log_event("debug", "worker_slots_busy", session=session_id)
+            return total  # each slot's holder looks at every queue after it lets go
+        try:
+            slot.write_pid()
+            if first is not None:
+                _add(total, drain_chat(first, config, hard_exit=hard_exit))
+                first = None
+            for other in _waiting_chats():
+                _add(total, drain_chat(other, config, hard_exit=hard_exit, idle=0.0))
+        finally:
+            slot.release()
+            slot = None
+        if not _waiting_chats():
+            return total
+
+
+def main(argv: list[str] | None = None, slot: queue.WorkerLock | None = None) -> int:
+    """`python -m cms.hooks.worker --session ID`: a detached worker (the hooks start it through
+    cms.hooks.launch, which takes its slot before this module is even imported)."""
     args = sys.argv[1:] if argv is None else argv
     session = args[1] if len(args) >= 2 and args[0] == "--session" else None
     with suppress(OSError):
         os.chdir(paths.cms_home())
     try:
         if session:
-            run_worker(session, hard_exit=True)
+            run_detached(session, hard_exit=True, slot=slot)
     except BaseException as exc:  # noqa: BLE001 - never a traceback from a detached process
         log_event("error", "worker_crashed", _describe(exc), session=session)
     return 0

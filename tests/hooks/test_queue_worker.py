@@ -232,3 +232,129 @@ def test_unknown_job_kinds_end_up_set_aside() -> None:
     result = worker.drain_chat(SESSION, config(max_attempts=1))
     assert result.set_aside == 1
     assert "unknown job kind" in log_text()
+
+
+def test_a_job_whose_worker_was_killed_three_times_mid_run_still_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = queue_exchange(1)
+    for _ in range(3):  # what three workers killed mid-run leave in the job file
+        job = queue.read_job(made)
+        assert job is not None
+        queue.count_start(job)
+    seen = record_runs(monkeypatch)
+    result = worker.drain_chat(SESSION, config(max_attempts=3))
+    assert seen == [made.name] and result.applied == 1 and result.set_aside == 0
+    assert queue.failed_jobs(SESSION) == []
+    assert "failed 3 times" not in log_text()
+
+
+def test_failures_are_counted_apart_from_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = queue_exchange(1)
+    job = queue.read_job(made)
+    assert job is not None
+    queue.count_start(job)  # one run killed mid-way
+
+    def fail(job: queue.Job, force_local: bool) -> None:
+        raise RuntimeError("extractor bug")
+
+    record_runs(monkeypatch, fail)
+    worker.drain_chat(SESSION, config(max_attempts=2))
+    counted = json.loads(queue.failed_jobs(SESSION)[0].read_text(encoding="utf-8"))
+    assert (counted["attempts"], counted["starts"]) == (2, 3)
+    assert "failed 2 times" in log_text()
+
+
+def test_a_job_begun_many_times_without_an_outcome_is_set_aside(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = queue_exchange(1)
+    for _ in range(worker.MAX_INTERRUPTED):
+        job = queue.read_job(made)
+        assert job is not None
+        queue.count_start(job)
+    seen = record_runs(monkeypatch)
+    result = worker.drain_chat(SESSION, config())
+    assert seen == [] and result.set_aside == 1
+    assert "never finished" in log_text()
+
+
+def test_the_failed_folder_keeps_only_the_newest_jobs() -> None:
+    made = [queue_exchange(turn) for turn in range(1, queue.MAX_FAILED + 6)]
+    for path in made:
+        queue.set_aside(path, "map file is damaged")
+    kept = queue.failed_jobs(SESSION)
+    assert [p.name for p in kept] == [p.name for p in made[-queue.MAX_FAILED :]]
+
+
+def test_at_most_a_fixed_number_of_worker_slots_can_be_held() -> None:
+    held = [queue.try_worker_slot() for _ in range(queue.MAX_WORKERS)]
+    try:
+        assert all(slot is not None for slot in held)
+        assert queue.try_worker_slot() is None
+    finally:
+        for slot in held:
+            assert slot is not None
+            slot.release()
+    again = queue.try_worker_slot()
+    assert again is not None
+    again.release()
+
+
+def test_a_worker_without_a_slot_leaves_its_job_queued(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = queue_exchange(1)
+    seen = record_runs(monkeypatch)
+    held = [queue.try_worker_slot() for _ in range(queue.MAX_WORKERS)]
+    try:
+        result = worker.run_detached(SESSION, hard_exit=False)
+    finally:
+        for slot in held:
+            assert slot is not None
+            slot.release()
+    assert seen == [] and result.applied == 0
+    assert queue.list_jobs(SESSION) == [made]
+
+
+def test_a_worker_drains_other_chats_queues_before_it_exits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    mine = queue_exchange(1)
+    others = [queue_exchange(1, session=f"chat-other-{n}") for n in range(3)]
+    seen = record_runs(monkeypatch)
+    result = worker.run_detached(SESSION, hard_exit=False)
+    assert seen[0] == mine.name and sorted(seen[1:]) == sorted(p.name for p in others)
+    assert result.applied == 4 and queue.queued_sessions() == []
+
+
+def test_a_job_queued_while_every_slot_is_busy_is_run_by_a_slot_holder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    queue_exchange(1)
+    started, go_on = threading.Event(), threading.Event()
+
+    def block_first(job: queue.Job, force_local: bool) -> None:
+        if job.session_id == SESSION:
+            started.set()
+            assert go_on.wait(60)
+
+    seen = record_runs(monkeypatch, block_first)
+    others = [queue.try_worker_slot() for _ in range(queue.MAX_WORKERS - 1)]
+    holder = threading.Thread(
+        target=worker.run_detached, args=(SESSION,), kwargs={"hard_exit": False}
+    )
+    holder.start()
+    try:
+        assert started.wait(60)  # the holder of the last slot is busy with its own chat
+        late = queue_exchange(2, session="chat-late")
+        assert worker.run_detached("chat-late", hard_exit=False).applied == 0  # no slot free
+        assert queue.list_jobs("chat-late") == [late]
+    finally:
+        for slot in others:
+            assert slot is not None
+            slot.release()
+        go_on.set()
+        holder.join(60)
+    assert not holder.is_alive()
+    assert late.name in seen and queue.queued_sessions() == []

@@ -203,7 +203,7 @@ def test_killing_the_worker_mid_job_loses_no_exchange(tmp_path: Path) -> None:
         def mid_job() -> bool:
             jobs = queue.list_jobs(SESSION)
             job = queue.read_job(jobs[0]) if jobs else None
-            return job is not None and job.attempts == 1 and queue.worker_running(SESSION)
+            return job is not None and job.starts == 1 and queue.worker_running(SESSION)
 
         assert wait_until(mid_job, timeout=60)
         pid = queue.worker_pid(SESSION)
