@@ -368,6 +368,7 @@ class BranchScope:
     __slots__ = (
         "ancestry",
         "branch",
+        "branch_tips",
         "default_branches",
         "existing_branches",
         "gone_branches",
@@ -384,6 +385,7 @@ class BranchScope:
         existing_branches: frozenset[str] = frozenset(),
         gone_branches: frozenset[str] = frozenset(),
         ancestry: AncestryCache | None = None,
+        branch_tips: dict[str, str] | None = None,
     ) -> None:
         self.in_git = in_git
         self.branch = branch
@@ -392,6 +394,7 @@ class BranchScope:
         self.existing_branches = existing_branches
         self.gone_branches = gone_branches
         self.ancestry = ancestry
+        self.branch_tips = branch_tips or {}  # existing branch -> its tip commit
 
     def with_branch(self, branch: str, head: str | None) -> BranchScope:
         """The same repository seen from another branch."""
@@ -403,6 +406,7 @@ class BranchScope:
             self.existing_branches,
             self.gone_branches,
             self.ancestry,
+            self.branch_tips,
         )
 
     def __repr__(self) -> str:
@@ -417,7 +421,10 @@ class BranchScope:
         self, branch: str | None, commit: str | None, shared_commit: bool = False
     ) -> str | None:
         """Why an observation is visible here ("current", "default", "deleted", "upstream-gone",
-        "merged", "no-git"), or None when it is hidden."""
+        "merged", "no-git"), or None when it is hidden. Merged: its capture commit is an ancestor
+        of HEAD (unless that commit was shared with another branch, which proves nothing), or
+        its branch's tip is, once the branch has moved past the capture commit (memory captured
+        before the branch had a commit of its own shows once that branch is merged)."""
         if not self.in_git or branch is None:
             return "no-git"
         if branch == self.branch:
@@ -428,13 +435,12 @@ class BranchScope:
             return "deleted"
         if branch in self.gone_branches:
             return "upstream-gone"
-        if (
-            commit
-            and not shared_commit
-            and self.head
-            and self.ancestry is not None
-            and self.ancestry.is_ancestor(commit, self.head)
-        ):
+        if not self.head or self.ancestry is None:
+            return None
+        if commit and not shared_commit and self.ancestry.is_ancestor(commit, self.head):
+            return "merged"
+        tip = self.branch_tips.get(branch)
+        if tip and tip != commit and self.ancestry.is_ancestor(tip, self.head):
             return "merged"
         return None
 
@@ -455,6 +461,7 @@ def scope_from_state(state: GitState | None, cache_path: StrPath | None = None) 
         existing_branches=frozenset(state.branches),
         gone_branches=state.gone_branches,
         ancestry=AncestryCache(state.root_str, state.common_dir_str, cache_path),
+        branch_tips=state.branches,
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cms.observations.store import store_path
 from cms.project import identify_project
 
@@ -85,6 +87,38 @@ def test_capture_before_the_branch_has_its_own_commit_stays_hidden_until_deleted
     assert recalled_titles(repo, QUERY) == []  # its commit is main's own: proves no merge
     git(repo, "branch", "-q", "-D", "fresh")
     assert recalled_titles(repo, QUERY) == [TITLE]
+
+
+@pytest.mark.parametrize("merge", [["--no-ff", "-m", "merge fresh"], ["--ff-only"]])
+def test_capture_before_the_branch_had_a_commit_shows_on_main_once_the_branch_is_merged(
+    tmp_path: Path, merge: list[str]
+) -> None:
+    repo = make_repo(tmp_path / "app")
+    git(repo, "checkout", "-q", "-b", "fresh")
+    capture(repo, TITLE, "captured before the branch had a commit of its own")
+    commit_file(repo, "f.txt", "f", "the branch's own work")
+    git(repo, "checkout", "-q", "main")
+    assert recalled_titles(repo, QUERY) == []  # not merged yet
+
+    git(repo, "merge", "-q", *merge, "fresh")
+    assert recalled_titles(repo, QUERY) == [TITLE]
+    with memory(repo) as mem:
+        obs = mem.store.list_observations()[0]
+        assert obs.shared_commit is True
+        assert mem.scope.visibility(obs.branch, obs.commit, obs.shared_commit) == "merged"
+
+
+def test_capture_before_the_branch_had_a_commit_stays_hidden_on_another_unmerged_branch(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "app")
+    git(repo, "branch", "other")
+    git(repo, "checkout", "-q", "-b", "fresh")
+    capture(repo, TITLE, "captured before the branch had a commit of its own")
+    commit_file(repo, "f.txt", "f", "the branch's own work")
+    git(repo, "checkout", "-q", "other")
+    commit_file(repo, "o.txt", "o", "other work")
+    assert recalled_titles(repo, QUERY) == []
 
 
 def test_branch_whose_upstream_is_gone_is_visible(tmp_path: Path) -> None:
