@@ -1,14 +1,17 @@
 """`cms search`: the agent runs it on every lookup, so it starts without typer.
 
-Owns finding the map, choosing the selector (a model when a provider is configured, else and on
-any failure the local BM25) and printing facts verbatim. The typer command in cms.cli delegates
-here; `cms.entry` calls `run_search_argv` directly, parsing the few options with argparse.
+Owns the command's scope rules: by default the whole project's memory (every chat's facts and
+the observations; the given chat first), `--chat-only` or `--map` one chat map as before. The
+typer command in cms.cli delegates here; `cms.entry` calls `run_search_argv` directly, parsing
+the few options with argparse.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from pathlib import Path
 
 from cms.chats import locate_map
@@ -32,10 +35,10 @@ def select_facts(cmap: CorrelationMap, query: str, k: int) -> tuple[list[FactHit
     return search_with_selector(cmap, query, k, selector)
 
 
-def print_search(
+def print_chat_search(
     query: str, session: str | None, map_file: Path | None, k: int, as_json: bool
 ) -> None:
-    """Print the stored facts that match query, verbatim, with id and topic path."""
+    """Print the facts of one chat map that match query, verbatim, with id and topic path."""
     path = locate_map(session, map_file)
     try:
         cmap = load_map(path)
@@ -48,6 +51,54 @@ def print_search(
         print(f"no stored fact matches {query!r}")
     for hit in [] if as_json else hits:
         print(hit.render())
+
+
+def print_project_search(
+    query: str, session: str | None, k: int, as_json: bool, cwd: str | None = None
+) -> None:
+    """Print the project's facts and observations that match query, verbatim, with their ids,
+    topic path or kind, chat and age; the given chat's first. The project is the one the chat
+    runs in (as its hooks recorded it), else the one of the current folder."""
+    from cms.observations.access import open_project_memory
+    from cms.project_search import chat_folder, search_project
+
+    folder = cwd or chat_folder(session) or os.getcwd()
+    memory = open_project_memory(folder, create=False)
+    if memory is None:
+        hits = search_project(None, query, k=k, session=session)
+    else:
+        with memory:
+            hits = search_project(memory, query, k=k, session=session)
+    now = time.time()
+    if as_json:
+        print_json(
+            {
+                "query": query,
+                "selector": "local",
+                "project": None if memory is None else memory.project.id,
+                "results": [h.to_dict(now) for h in hits],
+            }
+        )
+        return
+    if not hits:
+        print(f"no stored fact or observation of this project matches {query!r}")
+    for hit in hits:
+        print(hit.render(now, session))
+
+
+def print_search(
+    query: str,
+    session: str | None,
+    map_file: Path | None,
+    k: int,
+    as_json: bool,
+    *,
+    chat_only: bool = False,
+) -> None:
+    if chat_only or map_file is not None:
+        print_chat_search(query, session, map_file, k, as_json)
+    else:
+        print_project_search(query, session, k, as_json)
 
 
 def _k(text: str) -> int:
@@ -63,11 +114,14 @@ def run_search_argv(argv: list[str]) -> int:
     parser.add_argument("query")
     parser.add_argument("--session")
     parser.add_argument("--map", type=Path, dest="map_file")
+    parser.add_argument("--chat-only", action="store_true", dest="chat_only")
     parser.add_argument("-k", type=_k, default=5)
     parser.add_argument("--json", action="store_true", dest="as_json")
     args = parser.parse_args(argv)
     try:
-        print_search(args.query, args.session, args.map_file, args.k, args.as_json)
+        print_search(
+            args.query, args.session, args.map_file, args.k, args.as_json, chat_only=args.chat_only
+        )
     except CmsError as exc:
         print(f"cms: error: {exc}", file=sys.stderr)
         return 1

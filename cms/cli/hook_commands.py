@@ -77,6 +77,7 @@ def replay(
     from cms.hooks import jobs, queue
     from cms.hooks.indexview import warm_index_cache
     from cms.hooks.inject import index_budget, inject_limit
+    from cms.hooks.jobs import sync_project_memory
     from cms.hooks.worker import drain_chat
     from cms.project import identify_project
     from cms.providers.select import make_provider
@@ -121,6 +122,7 @@ def replay(
         rejected += len(report.rejected)
     if map_file.exists():
         warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
+        sync_project_memory(session_id, str(folder), exchanges[-1].agent if exchanges else None)
     captured = None
     if capture and exchanges:
         queue.enqueue(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cms.hooks.jobs import session_text
+from cms.hooks.jobs import session_text, sync_project_memory
 
 
 def _map_or_none(session_id: str) -> Any:
@@ -42,6 +42,7 @@ def run_capture(
         from cms.providers.select import make_provider
 
         provider = make_provider(config)
+    sync_project_memory(session_id, cwd, agent)  # the fact index is whole before capture
     memory = open_project_memory(cwd, create=True)
     if memory is None:  # pragma: no cover - create=True always opens
         return "no store"

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from cms.transcripts.exchange import Exchange
 
 PROMPT_CACHE = "last-prompt.json"
+IN_FORCE_HEADING = "[Project rules and decisions in force (newest version; ids for `cms get`)]"
 BRIEFING_HEADING = "[Project observations from earlier sessions]"
-RECALL_HEADING = "[Project observations that may be relevant to this prompt]"
+RECALL_HEADING = "[Project memory that may be relevant to this prompt]"
 
 
 def handle_event(event: HookEvent, config: Config) -> str | None:
@@ -47,21 +48,26 @@ def _index_view(session_id: str, limit: int) -> IndexView | None:
         return None
 
 
-def _shown_ids(notes: list[tuple[int, str]], context: str) -> list[int]:
+def _shown_ids(notes: list[tuple[str, str]], context: str) -> list[str]:
     return [note_id for note_id, line in notes if line in context]
 
 
 def session_start(event: HookEvent, config: Config) -> str | None:
-    """Inject the map index (if any) and the project briefing; remember what was shown."""
+    """Inject the map index (if any), the project's rules in force and the briefing; remember
+    what was shown and the folder the chat runs in."""
     from cms.hooks import inject
-    from cms.hooks.projectnotes import briefing_notes
+    from cms.hooks.projectnotes import briefing_notes, in_force_notes
 
     limit = inject.inject_limit(config.hooks.inject_max_chars)
     view = _index_view(event.session_id, limit)
-    notes = briefing_notes(event.cwd, config.hooks.briefing_limit)
+    rules = in_force_notes(event.cwd)
+    notes = briefing_notes(
+        event.cwd, config.hooks.briefing_limit, skip={note_id for note_id, _ in rules}
+    )
     sections = []
     if view is not None and view.text:
         sections.append(inject.index_section(view))
+    sections.append(inject.observation_section(IN_FORCE_HEADING, [line for _, line in rules]))
     sections.append(inject.observation_section(BRIEFING_HEADING, [line for _, line in notes]))
     context = inject.compose_context(sections, event.session_id, limit)
     inject.save_state(
@@ -69,7 +75,8 @@ def session_start(event: HookEvent, config: Config) -> str | None:
         inject.InjectionState(
             index=view.text if view is not None and context else "",
             entries=view.entries if view is not None and context else {},
-            observations=_shown_ids(notes, context),
+            shown=_shown_ids(rules + notes, context),
+            cwd=event.cwd,
         ),
     )
     return inject.hook_reply("SessionStart", context) if context else None
@@ -77,7 +84,8 @@ def session_start(event: HookEvent, config: Config) -> str | None:
 
 def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
     """Inject the index when its subtopics changed since this chat last got it (the new and
-    archived ones only), plus relevant observations the chat has not been shown yet."""
+    archived ones only), plus the project's facts and observations relevant to the prompt that
+    the chat has not been shown yet."""
     from cms.hooks import inject
     from cms.hooks.projectnotes import relevant_notes
 
@@ -100,9 +108,13 @@ def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
         event.prompt,
         config.hooks.recall_limit,
         min_relevance=config.observations.min_relevance,
-        shown=set(state.observations),
+        shown=set(state.shown),
+        session=event.session_id,
     )
     sections.append(inject.observation_section(RECALL_HEADING, [line for _, line in notes]))
+    if not state.cwd and event.cwd:
+        state.cwd = event.cwd
+        inject.save_state(event.session_id, state)
     if not any(sections):
         return None
     context = inject.compose_context(sections, event.session_id, limit)
@@ -110,7 +122,7 @@ def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
         return None
     if view is not None and index_changed:
         state.index, state.entries = view.text, view.entries
-    state.observations += _shown_ids(notes, context)
+    state.shown += _shown_ids(notes, context)
     inject.save_state(event.session_id, state)
     return inject.hook_reply("UserPromptSubmit", context)
 

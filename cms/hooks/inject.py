@@ -68,7 +68,8 @@ def cms_executable() -> str:
 
 
 def search_command_line(session_id: str) -> str:
-    """The exact line that reads this chat's stored facts, with CMS_HOME when it is not default."""
+    """The exact line that searches the project's whole memory (this chat first), with CMS_HOME
+    when it is not the default; `cms get ID` prints one item whole."""
     words = f"{cms_executable()} search --session {shell_word(session_id)}"
     home = os.environ.get("CMS_HOME")
     if home:
@@ -104,13 +105,24 @@ def compose_context(sections: list[list[str]], session_id: str, limit: int) -> s
     budget = limit - len(head) - len(tail)
     if budget <= 0:
         return ""
-    kept = _fit(sections, budget)
+    kept = _fit([[escape_wrapper(line) for line in s] for s in sections], budget)
     if not kept:
         return ""
     body = "\n\n".join("\n".join(s) for s in kept)
     if len(body) > budget:  # one single line longer than the budget
-        body = body[:budget]
+        from cms.excerpt import fit_text
+
+        body = fit_text(body, budget)
     return head + body + tail
+
+
+def escape_wrapper(text: str) -> str:
+    """Stored text can never close or reopen the wrapper: its tags are written as &lt;..."""
+    if "cms-memory" not in text.casefold():
+        return text
+    import re
+
+    return re.sub(r"<(\s*/?\s*cms-memory)", r"&lt;\1", text, flags=re.IGNORECASE)
 
 
 def index_section(view: IndexView) -> list[str]:
@@ -159,19 +171,21 @@ def observation_section(heading: str, lines: list[str]) -> list[str]:
 class InjectionState:
     """What a chat has been shown (a plain class: cheap to define on the prompt path)."""
 
-    __slots__ = ("at", "entries", "index", "observations")
+    __slots__ = ("at", "cwd", "entries", "index", "shown")
 
     def __init__(
         self,
         index: str = "",
         entries: Entries | None = None,
-        observations: list[int] | None = None,
+        shown: list[str] | None = None,
         at: float = 0.0,
+        cwd: str = "",
     ) -> None:
         self.index = index  # the index text the chat was last shown in full
         self.entries: Entries = entries if entries is not None else {}
-        self.observations: list[int] = observations if observations is not None else []
+        self.shown: list[str] = shown if shown is not None else []  # ids: O12, 1a2b3c4d/F7
         self.at = at
+        self.cwd = cwd  # the folder the chat runs in: `cms search --session` finds its project
 
 
 def state_path_str(session_id: str) -> str:
@@ -191,12 +205,17 @@ def load_state(session_id: str) -> InjectionState:
         return InjectionState()
     if not isinstance(data, dict):
         return InjectionState()
-    index, entries, seen = data.get("index"), data.get("entries"), data.get("observations")
+    index, entries, seen = data.get("index"), data.get("entries"), data.get("shown")
+    if not isinstance(seen, list):  # written before ids named facts too: observation numbers
+        old = data.get("observations")
+        seen = [f"O{i}" for i in old if isinstance(i, int)] if isinstance(old, list) else []
+    cwd = data.get("cwd")
     return InjectionState(
         index=index if isinstance(index, str) else "",
         entries=entries if isinstance(entries, dict) else {},
-        observations=[i for i in seen if isinstance(i, int)] if isinstance(seen, list) else [],
+        shown=[i for i in seen if isinstance(i, str)],
         at=float(data["at"]) if isinstance(data.get("at"), int | float) else 0.0,
+        cwd=cwd if isinstance(cwd, str) else "",
     )
 
 
@@ -207,8 +226,9 @@ def save_state(session_id: str, state: InjectionState) -> None:
     data = {
         "index": state.index,
         "entries": state.entries,
-        "observations": state.observations[-MAX_REMEMBERED_OBSERVATIONS:],
+        "shown": state.shown[-MAX_REMEMBERED_OBSERVATIONS:],
         "at": time.time(),
+        "cwd": state.cwd,
     }
     write_state(state_path_str(session_id), data)
 

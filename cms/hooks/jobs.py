@@ -136,11 +136,34 @@ def run_map_update(
         provider=provider,
     )
     warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
+    indexed = sync_project_memory(session_id, _str(payload.get("cwd")), exchange.agent)
     via = "local" if provider is None else getattr(provider, "name", "model")
     return (
         f"turn={exchange.turn} via={via} accepted={len(report.accepted)} "
-        f"rejected={len(report.rejected)}"
+        f"rejected={len(report.rejected)} indexed={indexed[0]} promoted={indexed[1]}"
     )
+
+
+def sync_project_memory(session_id: str, cwd: str, agent: str | None) -> tuple[int, int]:
+    """Sync the chat's map into its project's fact index and standing rules (see chatsync);
+    (0, 0) when the chat has no map or no folder."""
+    from cms import paths
+    from cms.errors import MapNotFoundError
+    from cms.map.store import load_map
+    from cms.observations.access import open_project_memory
+    from cms.observations.chatsync import sync_chat_memory
+
+    if not cwd:
+        return 0, 0
+    try:
+        cmap = load_map(paths.map_path(session_id))
+    except MapNotFoundError:
+        return 0, 0
+    memory = open_project_memory(cwd, create=True)
+    if memory is None:  # pragma: no cover - create=True always opens
+        return 0, 0
+    with memory:
+        return sync_chat_memory(memory, cmap, cwd=cwd, agent=agent)
 
 
 def session_text(session_id: str, transcript: str | None) -> str:

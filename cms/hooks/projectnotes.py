@@ -1,8 +1,9 @@
-"""Project observations for injection: the session briefing and the prompt's relevant few.
+"""Project memory for injection: the rules in force, the session briefing and the prompt's few.
 
 A thin adapter over cms.observations for the hooks: never creates a store (a project that never
 captured anything costs one stat), never runs git (the scope reads .git files and caches
-ancestry), returns (id, line) pairs ready to inject. Store failures are logged, not raised.
+ancestry), returns (id, line) pairs ready to inject, every line starting with the id that
+`cms get` takes. Store failures are logged, not raised.
 """
 
 from __future__ import annotations
@@ -16,11 +17,52 @@ TYPE_CHECKING = False  # typing stays off the prompt path; mypy still reads thes
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-Note = tuple[int, str]
+    from cms.observations.recall import RecalledObservation
+
+Note = tuple[str, str]
+IN_FORCE_CHARS = 2000  # the "in force" section of SessionStart (measured: docs/benchmarks.md)
+LINE_CHARS = 320  # past this a line shows its title and first whole sentence, and its id
 
 
-def briefing_notes(cwd: str, limit: int) -> list[Note]:
-    """The top observations of the project holding cwd, visible on its current branch."""
+def note_line(obs: RecalledObservation, now: float, branch: str | None) -> Note:
+    from cms.observations.recall import format_observation_line
+
+    o = obs.observation
+    return f"O{o.id}", f"O{o.id} {format_observation_line(obs, now, branch, limit=LINE_CHARS)}"
+
+
+def in_force_notes(cwd: str, budget: int = IN_FORCE_CHARS) -> list[Note]:
+    """The project's standing rules (preferences, conventions, decisions) in force on this
+    branch, most important and most recently confirmed first, within budget characters."""
+    if budget <= 0:
+        return []
+    from cms.observations.access import open_project_memory
+
+    try:
+        memory = open_project_memory(cwd, create=False)
+        if memory is None:
+            return []
+        from cms.observations.recall import in_force
+
+        with memory:
+            now = time.time()
+            notes: list[Note] = []
+            used = 0
+            for found in in_force(memory.store, memory.scope, now=now):
+                note = note_line(found, now, memory.scope.branch)
+                if used + len(note[1]) + 3 > budget:
+                    continue  # a shorter one further down may still fit
+                notes.append(note)
+                used += len(note[1]) + 3
+            return notes
+    except (CmsError, OSError) as exc:
+        log_event("warning", "in_force_failed", str(exc))
+        return []
+
+
+def briefing_notes(cwd: str, limit: int, *, skip: Collection[str] = ()) -> list[Note]:
+    """The top observations of the project holding cwd, visible on its current branch, other
+    than those in skip (already in the "in force" section)."""
     if limit <= 0:
         return []
     from cms.observations.access import open_project_memory
@@ -29,24 +71,31 @@ def briefing_notes(cwd: str, limit: int) -> list[Note]:
         memory = open_project_memory(cwd, create=False)
         if memory is None:
             return []
-        from cms.observations.recall import briefing, format_observation_line
+        from cms.observations.recall import briefing
 
         with memory:
             now = time.time()
-            found = briefing(memory.store, memory.scope, limit, now=now)
-            return [
-                (r.observation.id, format_observation_line(r, now, memory.scope.branch))
-                for r in found
-            ]
+            found = briefing(memory.store, memory.scope, limit + len(skip), now=now, touch=False)
+            fresh = [r for r in found if f"O{r.observation.id}" not in skip][:limit]
+            if fresh:
+                memory.store.mark_recalled([r.observation.id for r in fresh], now)
+            return [note_line(r, now, memory.scope.branch) for r in fresh]
     except (CmsError, OSError) as exc:
         log_event("warning", "briefing_failed", str(exc))
         return []
 
 
 def relevant_notes(
-    cwd: str, query: str, limit: int, *, min_relevance: float, shown: Collection[int]
+    cwd: str,
+    query: str,
+    limit: int,
+    *,
+    min_relevance: float,
+    shown: Collection[str],
+    session: str | None = None,
 ) -> list[Note]:
-    """Up to limit observations relevant to query that this chat has not been shown yet."""
+    """Up to limit facts of the project's other chats and observations relevant to query that
+    this chat has not been shown yet (nothing superseded, the chat's own facts left out)."""
     if limit <= 0 or not query.strip():
         return []
     from cms.observations.access import open_project_memory
@@ -55,26 +104,21 @@ def relevant_notes(
         memory = open_project_memory(cwd, create=False)
         if memory is None:
             return []
-        from cms.observations.recall import format_observation_line, recall
+        from cms.project_search import search_project
 
         with memory:
             now = time.time()
-            found = recall(
-                memory.store,
-                query,
-                scope=memory.scope,
-                limit=limit + min(len(shown), 20),
-                min_relevance=min_relevance,
-                now=now,
-                touch=False,
-            )
-            fresh = [r for r in found if r.observation.id not in shown][:limit]
-            if fresh:
-                memory.store.mark_recalled([r.observation.id for r in fresh], now)
-            return [
-                (r.observation.id, format_observation_line(r, now, memory.scope.branch))
-                for r in fresh
-            ]
+            hits = search_project(memory, query, k=limit + min(len(shown), 20))
+            own_fact = [not h.id.startswith("O") and h.chat == session for h in hits]
+            fresh = [
+                h
+                for h, own in zip(hits, own_fact, strict=True)
+                if h.relevance >= min_relevance and h.id not in shown and not own
+            ][:limit]
+            recalled = [int(h.id[1:]) for h in fresh if h.id.startswith("O")]
+            if recalled:
+                memory.store.mark_recalled(recalled, now)
+            return [(h.id, h.render(now, session)) for h in fresh]
     except (CmsError, OSError) as exc:
         log_event("warning", "recall_failed", str(exc))
         return []

@@ -10,14 +10,13 @@ run git); knows nothing of hooks, the CLI or providers.
 from __future__ import annotations
 
 import difflib
-import math
 import re
 import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cms.errors import StoreError
 from cms.observations.recall import query_terms
@@ -29,6 +28,7 @@ from cms.observations.store import (
     insert_observation,
     title_key,
 )
+from cms.observations.subject import CHANGED, SAME, relation, values_of
 from cms.transcripts.redact import redact_text
 
 if TYPE_CHECKING:
@@ -71,6 +71,8 @@ def redact_new(new: NewObservation) -> NewObservation:
         body=redact_text(new.body),
         files=tuple(redact_text(f) for f in new.files),
         importance=new.importance,
+        source=new.source,
+        turn=new.turn,
     )
 
 
@@ -87,27 +89,56 @@ def _near(a: str, b: str) -> bool:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= NEAR_IDENTICAL
 
 
-def _near_twin(
+def _relation(new: NewObservation, body: str, title: str) -> str | None:
+    """How the candidate relates to a stored observation: SAME (a restatement: the same subject
+    and the same values), CHANGED (the same subject, another value) or None. Bodies are what is
+    compared (a title is a name given by hand: two titles are two items unless the bodies say
+    the same subject); near-identical wording counts as the same subject, and a correction is
+    never folded as a near-duplicate."""
+    newer, older = new.body.strip(), body.strip()
+    if not newer or not older:
+        same_title = title_key(title) == title_key(new.title)
+        return (SAME if newer == older else CHANGED) if same_title else None
+    found = relation(newer, older)
+    if found is None and _near(newer, older):
+        found = SAME if values_of(newer) == values_of(older) else CHANGED
+    return found
+
+
+_ROW = "id, kind, title, body, branch, archived_at, source"
+
+
+def _related_rows(
     conn: sqlite3.Connection, new: NewObservation, place: CapturePlace
-) -> tuple[int, float | None] | None:
-    """(id, archived_at) of a stored observation with a near-identical body that is visible from
-    the capture branch (same branch, a default branch or no git), if any."""
-    terms = query_terms(new.body)[:16]
-    if not terms:
-        return None
-    expr = " OR ".join(f'"{t}"' for t in terms)
-    rows = conn.execute(
-        "SELECT o.id, o.body, o.branch, o.archived_at FROM observations o JOIN "
-        "(SELECT rowid AS id, bm25(observations_fts) AS rank FROM observations_fts "
-        "WHERE observations_fts MATCH ? ORDER BY rank LIMIT 8) hits ON hits.id = o.id "
-        "WHERE o.superseded_by IS NULL ORDER BY hits.rank",
-        (expr,),
-    ).fetchall()
-    for obs_id, body, branch, archived_at in rows:
-        same_place = branch is None or branch == place.branch or branch in place.default_branches
-        if same_place and _near(body, new.body):
-            return obs_id, archived_at
-    return None
+) -> list[tuple[Any, ...]]:
+    """Live observations that may describe the candidate's subject: the same source fact, the
+    same kind and title on the capture branch (an explicit identity), then the best FTS hits."""
+    rows: list[tuple[Any, ...]] = []
+    if new.source:
+        rows += conn.execute(
+            f"SELECT {_ROW} FROM observations WHERE source = ? AND superseded_by IS NULL",
+            (new.source,),
+        ).fetchall()
+    else:
+        rows += conn.execute(
+            f"SELECT {_ROW} FROM observations WHERE kind = ? AND title_key = ? AND branch IS ? "
+            "AND superseded_by IS NULL AND source IS NULL ORDER BY updated_at DESC",
+            (new.kind, title_key(new.title), place.branch),
+        ).fetchall()
+    terms = query_terms(f"{new.title} {new.body}")[:16]
+    if terms:
+        expr = " OR ".join(f'"{t}"' for t in terms)
+        rows += conn.execute(
+            f"SELECT {', '.join('o.' + c.strip() for c in _ROW.split(','))} FROM observations o "
+            "JOIN (SELECT rowid AS id, bm25(observations_fts) AS rank FROM observations_fts "
+            "WHERE observations_fts MATCH ? ORDER BY rank LIMIT 12) hits ON hits.id = o.id "
+            "WHERE o.superseded_by IS NULL ORDER BY hits.rank",
+            (expr,),
+        ).fetchall()
+    unique: dict[int, tuple[Any, ...]] = {}
+    for row in rows:
+        unique.setdefault(row[0], row)
+    return list(unique.values())
 
 
 def store_candidate(
@@ -125,28 +156,41 @@ def store_candidate(
 ) -> CaptureOutcome:
     """Store one cleaned, redacted candidate inside the caller's write transaction.
 
-    created_at, updated_at and archived_at default to a fresh capture (imports pass theirs).
+    A restatement of a visible observation (same subject, same values) is folded into it (its
+    importance raised, its time refreshed: confirmed again). A changed value of the same subject,
+    on the same branch, is stored and supersedes the older one; so does a new text for the same
+    source fact, or for the same kind and title given by hand. created_at, updated_at and
+    archived_at default to a fresh capture (imports pass theirs).
     """
-    same = conn.execute(
-        "SELECT id, body, importance, archived_at FROM observations WHERE kind = ? "
-        "AND title_key = ? AND branch IS ? AND superseded_by IS NULL ORDER BY updated_at DESC",
-        (new.kind, title_key(new.title), place.branch),
-    ).fetchall()
-    twin = next(((i, a) for i, body, _imp, a in same if _near(body, new.body)), None)
-    if twin is None and new.body.strip():
-        twin = _near_twin(conn, new, place)
-    if twin is not None:
-        twin_id, twin_archived = twin
-        conn.execute(
-            "UPDATE observations SET importance = MAX(importance, ?) WHERE id = ?",
-            (new.importance, twin_id),
+    superseded: list[int] = []
+    for obs_id, kind, title, body, branch, _archived, source in _related_rows(conn, new, place):
+        same_identity = (new.source is not None and source == new.source) or (
+            new.source is None
+            and source is None
+            and kind == new.kind
+            and title_key(title) == title_key(new.title)
+            and branch == place.branch
         )
-        if twin_archived is not None and archived_at is None:  # said again: back into recall
+        found = _relation(new, body, title)
+        if found is None and same_identity:
+            found = CHANGED
+        if found is None:
+            continue
+        visible = branch is None or branch == place.branch or branch in place.default_branches
+        if found == SAME and visible:
             conn.execute(
-                "UPDATE observations SET archived_at = NULL, updated_at = ? WHERE id = ?",
-                (now, twin_id),
+                "UPDATE observations SET importance = MAX(importance, ?) WHERE id = ?",
+                (new.importance, obs_id),
             )
-        return CaptureOutcome(twin_id, "duplicate")
+            if archived_at is None:  # said again: confirmed now, and back into recall
+                conn.execute(
+                    "UPDATE observations SET archived_at = NULL, updated_at = MAX(updated_at, ?) "
+                    "WHERE id = ?",
+                    (now, obs_id),
+                )
+            return CaptureOutcome(obs_id, "duplicate")
+        if branch == place.branch or same_identity:
+            superseded.append(obs_id)
     new_id = insert_observation(
         conn,
         project,
@@ -160,11 +204,11 @@ def store_candidate(
         updated_at=updated_at,
         archived_at=archived_at,
     )
-    if same:
-        marks = ",".join("?" * len(same))
+    if superseded:
+        marks = ",".join("?" * len(superseded))
         conn.execute(
             f"UPDATE observations SET superseded_by = ? WHERE id IN ({marks})",
-            (new_id, *(row[0] for row in same)),
+            (new_id, *superseded),
         )
         return CaptureOutcome(new_id, "superseded")
     return CaptureOutcome(new_id, "new")
@@ -279,32 +323,86 @@ def files_in(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _FILE.finditer(text)))
 
 
-def importance_from_mass(mass: int, archived: bool = False) -> int:
-    """2 for a planet touched once, +1 per doubling of its mass, -1 once archived; 1..5."""
-    value = 2 + int(math.log2(max(1, mass))) - (1 if archived else 0)
-    return max(1, min(5, value))
+_NOT_MEMORY = re.compile(r"^(?:open question|task|question)\s*:", re.I)
+_USER_RULE = re.compile(
+    r"\b(?:i want you to|i'd like you to|i would like you to|please (?:always|never|make sure|use|"
+    r"avoid)|from now on|going forward|moving forward|make sure (?:to|you)|remember to|"
+    r"we (?:always|never)|our (?:convention|rule|standard|practice)|must|mustn't|"
+    r"do not|don't)\b",
+    re.I,
+)
+_FIRM = re.compile(r"\b(?:always|never|must|from now on|no longer|instead of)\b", re.I)
+_CAUSE = re.compile(
+    r"\b(?:root cause|caused by|because|the fix|fixed by|resolved by|was causing)\b", re.I
+)
+STANDING_KINDS = ("preference", "decision")
 
 
-def observations_from_map(cmap: CorrelationMap) -> list[NewObservation]:
-    """Candidates promoted from a chat map: one per planet and guessed kind, titled
-    "Sun: Planet", its facts as body lines, importance from the planet's mass."""
+def is_memory(text: str) -> bool:
+    """Whether a fact is worth keeping as project memory: never a question, a request or a task
+    (a request is the chat's current task, not knowledge for later chats)."""
+    flat = text.strip()
+    return bool(flat) and not flat.endswith("?") and not _NOT_MEMORY.match(flat)
+
+
+def kind_of_fact(text: str) -> str:
+    """The observation kind of one fact, from evidence in its wording: a user's standing rule is
+    a preference, a made choice a decision, a problem with its cause or fix a bugfix, ..."""
+    if _USER_RULE.search(text) and not _CAUSE.search(text):
+        return "decision" if guess_kind(text) == "decision" else "preference"
+    kind = guess_kind(text)
+    if kind == "bugfix" and not _CAUSE.search(text) and not re.search(r"\bfix", text, re.I):
+        return "learning"
+    return kind
+
+
+def importance_of_fact(text: str, kind: str, mass: int = 1, archived: bool = False) -> int:
+    """1-5 from the same evidence: an explicit rule outranks a remark; a subtopic the talk kept
+    coming back to (mass) adds one; archived facts lose one."""
+    base = {"preference": 4, "decision": 4, "bugfix": 4, "command": 3, "learning": 3}.get(kind, 2)
+    if kind in STANDING_KINDS and _FIRM.search(text):
+        base += 1
+    if mass >= 4:
+        base += 1
+    if archived:
+        base -= 1
+    return max(1, min(5, base))
+
+
+def fact_source(session: str, fact_id: str) -> str:
+    return f"{session}/{fact_id}"
+
+
+def observations_from_map(
+    cmap: CorrelationMap,
+    *,
+    kinds: Sequence[str] | None = None,
+    fact_ids: Sequence[str] | None = None,
+) -> list[NewObservation]:
+    """One candidate per fact of a chat map (questions and tasks left out), titled by its topic
+    path, the fact verbatim as body, with its provenance (chat, fact id, turn). kinds and
+    fact_ids narrow the facts promoted."""
     planets = [(sun.title, planet, False) for sun in cmap.suns for planet in sun.planets]
     planets += [(planet.sun_title or "", planet, True) for planet in cmap.archive]
+    wanted = None if fact_ids is None else set(fact_ids)
     result: list[NewObservation] = []
     for sun_title, planet, archived in planets:
-        groups: dict[str, list[str]] = {}
-        for sat in planet.satellites:
-            groups.setdefault(guess_kind(sat.text), []).append(sat.text.strip())
         title = f"{sun_title}: {planet.title}" if sun_title else planet.title
-        for kind, facts in groups.items():
-            files = [f for fact in facts for f in files_in(fact)]
+        for sat in planet.satellites:
+            if (wanted is not None and sat.id not in wanted) or not is_memory(sat.text):
+                continue
+            kind = kind_of_fact(sat.text)
+            if kinds is not None and kind not in kinds:
+                continue
             result.append(
                 NewObservation(
                     kind=kind,
                     title=title,
-                    body="\n".join(f"- {fact}" for fact in facts),
-                    files=tuple(dict.fromkeys(files)),
-                    importance=importance_from_mass(planet.mass, archived),
+                    body=sat.text.strip(),
+                    files=tuple(files_in(sat.text)),
+                    importance=importance_of_fact(sat.text, kind, planet.mass, archived),
+                    source=fact_source(cmap.session_id, sat.id),
+                    turn=sat.turn,
                 )
             )
     return result

@@ -79,6 +79,54 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE VIRTUAL TABLE observations_vocab USING fts5vocab(observations_fts, 'row');
         """,
     ),
+    (
+        "004_observation_source",
+        """
+        ALTER TABLE observations ADD COLUMN source TEXT;
+        ALTER TABLE observations ADD COLUMN turn INTEGER;
+        CREATE INDEX observations_source ON observations (source);
+        """,
+    ),
+    (
+        "005_facts",
+        """
+        CREATE TABLE facts (
+            id INTEGER PRIMARY KEY,
+            session TEXT NOT NULL,
+            fact_id TEXT NOT NULL,
+            sun TEXT NOT NULL DEFAULT '',
+            planet TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'other',
+            turn INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            archived INTEGER NOT NULL DEFAULT 0,
+            superseded_by INTEGER,
+            UNIQUE (session, fact_id)
+        );
+        CREATE INDEX facts_superseded ON facts (superseded_by);
+        CREATE VIRTUAL TABLE facts_fts USING fts5(
+            text, sun, planet,
+            content='facts', content_rowid='id',
+            tokenize='porter unicode61'
+        );
+        CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+            INSERT INTO facts_fts (rowid, text, sun, planet)
+            VALUES (new.id, new.text, new.sun, new.planet);
+        END;
+        CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+            INSERT INTO facts_fts (facts_fts, rowid, text, sun, planet)
+            VALUES ('delete', old.id, old.text, old.sun, old.planet);
+        END;
+        CREATE TRIGGER facts_fts_update AFTER UPDATE OF text, sun, planet ON facts BEGIN
+            INSERT INTO facts_fts (facts_fts, rowid, text, sun, planet)
+            VALUES ('delete', old.id, old.text, old.sun, old.planet);
+            INSERT INTO facts_fts (rowid, text, sun, planet)
+            VALUES (new.id, new.text, new.sun, new.planet);
+        END;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

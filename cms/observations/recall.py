@@ -268,10 +268,11 @@ def _select(
 ) -> list[RecalledObservation]:
     """Walk best first and keep visible ones; of observations with the same branch, kind and
     title only the newest visible one is kept (in the place of the best of them)."""
-    groups: dict[tuple[str | None, str, str], list[tuple[Observation, float, float]]] = {}
+    groups: dict[tuple[object, ...], list[tuple[Observation, float, float]]] = {}
     for item in ranked:
-        obs = item[0]
-        groups.setdefault((obs.branch, obs.kind, title_key(obs.title)), []).append(item)
+        obs = item[0]  # a fact's observation is titled by its topic: its own identity
+        key = (obs.id,) if obs.source else (obs.branch, obs.kind, title_key(obs.title))
+        groups.setdefault(key, []).append(item)
     chosen: list[RecalledObservation] = []
     for members in groups.values():  # dicts keep insertion order: best first
         for obs, score, relevance in sorted(members, key=lambda m: -m[0].updated_at):
@@ -378,6 +379,27 @@ def briefing(
     return result
 
 
+STANDING_KINDS = ("preference", "decision")
+
+
+def in_force(
+    store: ObservationStore, scope: BranchScope, *, now: float | None = None, pool: int = 200
+) -> list[RecalledObservation]:
+    """The project's standing rules (preferences and decisions, live and visible in scope),
+    most important first, then most recently confirmed."""
+    now = time.time() if now is None else now
+    marks = ",".join("?" * len(STANDING_KINDS))
+    rows = store.read(
+        lambda c: c.execute(
+            f"SELECT {COLUMNS} FROM observations WHERE archived_at IS NULL AND superseded_by IS "
+            f"NULL AND kind IN ({marks}) ORDER BY importance DESC, updated_at DESC LIMIT ?",
+            (*STANDING_KINDS, pool),
+        ).fetchall()
+    )
+    ranked = [(row_to_observation(r), 1.0, 1.0) for r in rows]
+    return _select(ranked, scope, pool)
+
+
 def format_age(seconds: float) -> str:
     """'just now', '5 minutes ago', 'yesterday', '3 days ago', '2 weeks ago', '4 months ago'..."""
     units = (
@@ -403,23 +425,35 @@ def format_age(seconds: float) -> str:
     return "just now"
 
 
-def _trim(text: str, limit: int) -> str:
-    flat = re.sub(r"\s+", " ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
+def observation_text(obs: Observation, limit: int | None = None) -> str:
+    """Title, then body when it adds to it; over limit, the title and the body's first whole
+    sentence (never a word cut: `cms get` prints the rest)."""
+    title = " ".join(obs.title.split())
+    body = " ".join(obs.body.split())
+    if not body or body.casefold() == title.casefold():
+        return title
+    text = f"{title} \u2014 {body}"
+    if limit is None or len(text) <= limit:
+        return text
+    from cms.excerpt import first_sentence
+
+    return f"{title} \u2014 {first_sentence(body)} [\u2026]"
 
 
 def format_observation_line(
-    obs: Observation | RecalledObservation, now: float, current_branch: str | None
+    obs: Observation | RecalledObservation,
+    now: float,
+    current_branch: str | None,
+    *,
+    limit: int | None = None,
 ) -> str:
-    """One short line: `[decision · 3 days ago] Title — body (branch: feat-x)`.
+    """One line: `[decision · 3 days ago] Title — body (branch: feat-x)`.
 
-    The branch is shown only when it is not the current one; the body is trimmed to ~200
-    characters.
+    The branch is shown only when it is not the current one; over limit characters the body
+    is shortened to its first whole sentence.
     """
     o = obs.observation if isinstance(obs, RecalledObservation) else obs
-    line = f"[{o.kind} \u00b7 {format_age(now - o.updated_at)}] {_trim(o.title, 120)}"
-    if o.body.strip():
-        line += f" \u2014 {_trim(o.body, 200)}"
+    line = f"[{o.kind} \u00b7 {format_age(now - o.updated_at)}] {observation_text(o, limit)}"
     if o.branch is not None and o.branch != current_branch:
         line += f" (branch: {o.branch})"
     return line

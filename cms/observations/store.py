@@ -40,7 +40,8 @@ MAX_FILES = 50
 
 COLUMNS = (
     'id, project, kind, title, body, files, importance, branch, "commit", shared_commit, '
-    "session, agent, created_at, updated_at, last_recalled_at, superseded_by, archived_at"
+    "session, agent, created_at, updated_at, last_recalled_at, superseded_by, archived_at, "
+    "source, turn"
 )
 
 
@@ -51,7 +52,7 @@ class NewObservation:
     instances as immutable.
     """
 
-    __slots__ = ("body", "files", "importance", "kind", "title")
+    __slots__ = ("body", "files", "importance", "kind", "source", "title", "turn")
 
     def __init__(
         self,
@@ -60,15 +61,20 @@ class NewObservation:
         body: str = "",
         files: tuple[str, ...] = (),
         importance: int = 3,
+        *,
+        source: str | None = None,
+        turn: int | None = None,
     ) -> None:
         self.kind = kind
         self.title = title
         self.body = body
         self.files = tuple(files)
         self.importance = importance
+        self.source = source  # "<session>/<fact id>" when promoted from a chat map's fact
+        self.turn = turn
 
     def _values(self) -> tuple[object, ...]:
-        return (self.kind, self.title, self.body, self.files, self.importance)
+        return (self.kind, self.title, self.body, self.files, self.importance, self.source)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NewObservation) and self._values() == other._values()
@@ -79,7 +85,7 @@ class NewObservation:
     def __repr__(self) -> str:
         return (
             f"NewObservation(kind={self.kind!r}, title={self.title!r}, body={self.body!r}, "
-            f"files={self.files!r}, importance={self.importance!r})"
+            f"files={self.files!r}, importance={self.importance!r}, source={self.source!r})"
         )
 
 
@@ -105,8 +111,10 @@ class Observation:
         "project",
         "session",
         "shared_commit",
+        "source",
         "superseded_by",
         "title",
+        "turn",
         "updated_at",
     )
 
@@ -130,6 +138,8 @@ class Observation:
         last_recalled_at: float | None,
         superseded_by: int | None,
         archived_at: float | None,
+        source: str | None = None,
+        turn: int | None = None,
     ) -> None:
         self.id = id
         self.project = project
@@ -148,6 +158,8 @@ class Observation:
         self.last_recalled_at = last_recalled_at
         self.superseded_by = superseded_by
         self.archived_at = archived_at
+        self.source = source
+        self.turn = turn
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in _OBSERVATION_FIELDS)
@@ -186,6 +198,8 @@ _OBSERVATION_FIELDS = (
     "last_recalled_at",
     "superseded_by",
     "archived_at",
+    "source",
+    "turn",
 )
 
 
@@ -222,6 +236,8 @@ def row_to_observation(row: Sequence[Any]) -> Observation:
         last_recalled_at=row[14],
         superseded_by=row[15],
         archived_at=row[16],
+        source=row[17],
+        turn=row[18],
     )
 
 
@@ -240,6 +256,8 @@ def clean_new(new: NewObservation) -> NewObservation:
         body=new.body.strip()[:MAX_BODY],
         files=files,
         importance=min(5, max(1, int(new.importance))),
+        source=new.source,
+        turn=new.turn,
     )
 
 
@@ -261,8 +279,8 @@ def insert_observation(
     created = time.time() if created_at is None else created_at
     cursor = conn.execute(
         "INSERT INTO observations (project, kind, title, title_key, body, files, importance, "
-        'branch, "commit", shared_commit, session, agent, created_at, updated_at, archived_at) '
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        'branch, "commit", shared_commit, session, agent, created_at, updated_at, archived_at, '
+        "source, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             project,
             new.kind,
@@ -279,6 +297,8 @@ def insert_observation(
             created,
             created if updated_at is None else updated_at,
             archived_at,
+            new.source,
+            new.turn,
         ),
     )
     return int(cursor.lastrowid or 0)

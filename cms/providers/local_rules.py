@@ -73,7 +73,9 @@ def strip_markdown(text: str) -> str:
 _LEAD = re.compile(
     r"^(?:(?:ok(?:ay)?|so|alright|all right|great|perfect|excellent|good|nice|cool|sure|yes|"
     r"yeah|well|now|also|actually|anyway|right|ah|oh|hmm|got it|sounds good|thanks|thank you|"
-    r"done|update|change of plan|note|fyi|by the way|btw|important|i see(?: the (?:issue|problem)| now)?"
+    r"done|update|change of plan|note|fyi|by the way|btw|important|i see(?: the (?:issue|problem)| now)?|"
+    r"firstly|secondly|thirdly|lastly|additionally|moreover|furthermore|one more thing|"
+    r"another thing|on (?:a|another) note"
     r")(?:[,!.:;]+\s*|\s+[-\u2013\u2014]\s+|\s+))+",
     re.I,
 )
@@ -311,6 +313,17 @@ _FILLER = re.compile(
     r"makes sense|good job|well done|nice work)\b",
     re.I,
 )
+_RULE = re.compile(
+    r"\b(?:from now on|going forward|moving forward|from here on|as a rule|by convention|"
+    r"(?:our|the|this) (?:naming )?convention|we follow|whenever|every time)\b",
+    re.I,
+)
+_WISH = re.compile(
+    r"^(?:i want you to|i'd like you to|i would like you to|make sure (?:to|you)|remember to|"
+    r"be sure to|please)\b",
+    re.I,
+)
+_GENERAL = re.compile(r"\b(?:always|never|all|every|each|any|whenever)\b", re.I)
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
 _OFFER = re.compile(
@@ -386,6 +399,10 @@ def _classify(unit: _Unit) -> str | None:
         return "decision"
     if source == "user" and _PLAN.search(low):
         return "decision"
+    if source == "user" and (
+        _RULE.search(low) or ((_WISH.match(low) or _TASK.match(low)) and _GENERAL.search(low))
+    ):
+        return "preference"  # a standing wish, with or without a cue word
     if _PROPOSAL.match(low):
         return "proposal"
     if narration:
@@ -446,22 +463,11 @@ def _score(kind: str, unit: _Unit, text: str) -> float:
     return score
 
 
-def _answered(question: str, answer_terms: set[str]) -> bool:
-    terms = set(tokenize(question))
-    if not terms or not answer_terms:
-        return bool(answer_terms) and not terms
-    return len(terms & answer_terms) / len(terms) >= 0.34
-
-
 def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple[int, str]]]:
     """Candidate facts from the prompt and the answer, and the one-line commands shown in it."""
     user_text = "" if _CONTINUED.match(exchange.user) else exchange.user
     user_units = _units(user_text, "user")
     assistant_units = _units(exchange.assistant, "assistant")
-    answered_text = clean_text(exchange.assistant)
-    answer_terms = set(tokenize(answered_text))
-    substantive = len(answered_text.strip()) >= 60
-    tail = {id(u) for u in assistant_units[-3:]}
     out: list[Candidate] = []
     commands: list[tuple[int, str]] = []
     task_taken = False
@@ -475,17 +481,10 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
         if size < 2 or _FILLER.match(text):
             continue
         kind: str | None
-        if text.endswith("?"):
-            if _OFFER.match(text.lower()) or (
-                unit.source == "assistant" and id(unit) not in tail and "clarif" not in unit.context
-            ):
+        if text.endswith("?"):  # a question or an offer is never memory; its answer may be
+            if unit.source != "user" or not _REQUEST.match(text) or _OFFER.match(text.lower()):
                 continue
-            if unit.source == "user" and _REQUEST.match(text):
-                kind = None if task_taken else "task"
-            elif unit.source == "user" and substantive and _answered(text, answer_terms):
-                continue
-            else:
-                kind = "question"
+            kind = None if task_taken else "task"  # a request: the chat's current task
         else:
             kind = _classify(replace(unit, text=text))
         low = unit.text.lower()

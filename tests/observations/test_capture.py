@@ -12,7 +12,8 @@ from cms.observations.capture import (
     capture_observations,
     capture_with_outcomes,
     guess_kind,
-    importance_from_mass,
+    importance_of_fact,
+    kind_of_fact,
     observations_from_map,
 )
 from cms.observations.store import NewObservation
@@ -203,9 +204,13 @@ def test_kind_is_guessed_from_the_wording(text: str, kind: str) -> None:
     assert guess_kind(text) == kind
 
 
-def test_importance_grows_with_planet_mass() -> None:
-    assert [importance_from_mass(m) for m in (1, 2, 3, 4, 8, 100)] == [2, 3, 3, 4, 5, 5]
-    assert importance_from_mass(1, archived=True) == 1
+def test_importance_comes_from_the_evidence_of_the_wording() -> None:
+    rule = "I want you to always end function argument names with '_f'."
+    assert kind_of_fact(rule) == "preference"
+    assert importance_of_fact(rule, "preference") == 5
+    assert importance_of_fact("The logo is blue", "other") == 2
+    assert importance_of_fact("The logo is blue", "other", mass=8) == 3
+    assert importance_of_fact("The logo is blue", "other", archived=True) == 1
 
 
 def sat(n: int, text: str) -> Satellite:
@@ -218,7 +223,7 @@ def sat(n: int, text: str) -> Satellite:
     )
 
 
-def test_map_facts_become_one_observation_per_planet_and_kind() -> None:
+def test_map_facts_become_one_observation_per_fact_with_provenance() -> None:
     stamp = "2026-01-01T00:00:00Z"
     planet = Planet(
         id="P2",
@@ -230,6 +235,8 @@ def test_map_facts_become_one_observation_per_planet_and_kind() -> None:
             sat(3, "Decided to use pnpm workspaces instead of npm"),
             sat(4, "npm hoisting broke the shared types bug"),
             sat(5, "Switched to pnpm after the type errors"),
+            sat(6, "Open question: should we also drop yarn?"),
+            sat(7, "Task: add the lint step"),
         ],
     )
     old = Planet(
@@ -253,13 +260,12 @@ def test_map_facts_become_one_observation_per_planet_and_kind() -> None:
         archive=[old],
     )
     candidates = observations_from_map(cmap)
-    by_kind = {(c.title, c.kind): c for c in candidates}
-    decision = by_kind[("Tooling: Package manager", "decision")]
-    assert decision.body.splitlines() == [
-        "- Decided to use pnpm workspaces instead of npm",
-        "- Switched to pnpm after the type errors",
-    ]
-    assert decision.importance == 4
-    assert ("Tooling: Package manager", "bugfix") in by_kind
-    archived = by_kind[("Tooling: Old notes", "file_summary")]
-    assert archived.files == ("pnpm-workspace.yaml",) and archived.importance == 1
+    assert [c.source for c in candidates] == ["s/F3", "s/F4", "s/F5", "s/F8"]  # no question, task
+    by_source = {c.source: c for c in candidates}
+    decision = by_source["s/F3"]
+    assert decision.title == "Tooling: Package manager" and decision.kind == "decision"
+    assert decision.body == "Decided to use pnpm workspaces instead of npm"
+    assert decision.turn == 3 and decision.importance == 5  # a firm choice, a heavy subtopic
+    archived = by_source["s/F8"]
+    assert archived.kind == "file_summary" and archived.files == ("pnpm-workspace.yaml",)
+    assert observations_from_map(cmap, kinds=("decision",), fact_ids=["F5"])[0].source == "s/F5"

@@ -82,7 +82,7 @@ def test_eight_processes_writing_and_recalling_for_a_minute_lose_nothing(tmp_pat
     assert len(written) == len(set(written))
     memory = open_project_memory(folder, create=False)
     assert memory is not None
-    with memory:
-        stored = memory.store.list_observations()
+    with memory:  # each note restates one subject with a new value: later ones supersede
+        stored = memory.store.list_observations(include_superseded=True)
     assert sorted(o.id for o in stored) == sorted(written)
     assert {o.session for o in stored} == {f"w{n}" for n in range(WORKERS)}

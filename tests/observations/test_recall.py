@@ -249,11 +249,12 @@ def test_observation_line_shows_kind_age_and_a_foreign_branch_only() -> None:
     )
 
 
-def test_observation_line_trims_long_multiline_bodies() -> None:
-    obs = observation(body="word " * 200 + "\nsecond line")
-    line = format_observation_line(obs, NOW, "main")
-    body = line.split(" \u2014 ", 1)[1]
-    assert len(body) <= 200 and body.endswith("\u2026") and "\n" not in line
+def test_observation_line_never_cuts_a_word_and_shows_a_whole_first_sentence() -> None:
+    obs = observation(body="The first sentence is whole. Then " + "word " * 200 + "\nsecond line")
+    whole = format_observation_line(obs, NOW, "main")
+    assert "\n" not in whole and whole.endswith("word second line")
+    short = format_observation_line(obs, NOW, "main", limit=120)
+    assert short.endswith(" \u2014 The first sentence is whole. [\u2026]")
 
 
 @pytest.mark.parametrize(

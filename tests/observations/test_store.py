@@ -44,7 +44,7 @@ def test_a_store_missing_a_later_migration_gets_only_that_one(tmp_path: Path) ->
     ObservationStore(path, "p").close()
     conn = sqlite3.connect(path)
     conn.execute("DROP TABLE observations_vocab")
-    conn.execute("DELETE FROM migrations WHERE name = ?", (MIGRATIONS[-1][0],))
+    conn.execute("DELETE FROM migrations WHERE name = ?", ("003_observations_vocab",))
     conn.execute("PRAGMA user_version = 0")
     conn.commit()
     conn.close()

@@ -286,17 +286,17 @@ def test_rejected_tool_calls_leave_no_trace() -> None:
     assert not any("phx.server" in f for f in facts(cmap))
 
 
-def test_open_questions_left_by_the_assistant_are_kept_but_offers_are_not() -> None:
+def test_questions_and_offers_are_never_stored_as_facts() -> None:
     cmap, _ = run_turns(
         ex(
-            "Plan the retention job for old invoices.",
-            "The retention job deletes invoices older than seven years. Should archived invoices "
-            "be exported to S3 before deletion? Want me to write the job now?",
+            "Remind me: what did we decide about the invoice retention job?",
+            "We decided the retention job deletes invoices older than seven years. Should archived "
+            "invoices be exported to S3 before deletion? Want me to write the job now?",
         )
     )
     stored = facts(cmap)
-    assert "Open question: Should archived invoices be exported to S3 before deletion?" in stored
-    assert not any("Want me to" in f for f in stored)
+    assert any("older than seven years" in f for f in stored)
+    assert not any(f.endswith("?") or "Open question" in f for f in stored)
 
 
 def test_a_user_question_that_was_answered_is_not_an_open_question() -> None:
@@ -312,9 +312,9 @@ def test_a_user_question_that_was_answered_is_not_an_open_question() -> None:
     assert "Open question" not in texts
 
 
-def test_an_unanswered_user_question_is_an_open_question() -> None:
+def test_a_user_question_is_not_memory_even_unanswered() -> None:
     cmap, _ = run_turns(ex("Should invoices be numbered per country or globally?", ""))
-    assert facts(cmap) == ["Open question: Should invoices be numbered per country or globally?"]
+    assert facts(cmap) == []
 
 
 def test_todo_items_are_kept_and_retired_when_completed() -> None:

@@ -1,0 +1,315 @@
+"""The project's index of chat-map facts: every fact of every chat of one project, searchable.
+
+Owns the `facts` table of the project store (FTS5 over text and topic path): syncing one chat
+map into it, marking a fact superseded when a later statement of any chat changes or restates
+its subject, and searching it. Knows nothing of hooks, the CLI or providers; runs inside the
+caller's store transactions.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from cms.observations.recall import match_expression, query_terms, term_patterns
+from cms.observations.store import ObservationStore
+from cms.observations.subject import relation
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+
+    from cms.map.model import CorrelationMap
+
+FACT_COLUMNS = (
+    "id, session, fact_id, sun, planet, text, kind, turn, created_at, updated_at, archived, "
+    "superseded_by"
+)
+RELATED_LIMIT = 12  # in-force facts compared with each new statement
+SEARCH_POOL = 200  # FTS5 hits rescored per search
+BM25_HALF = 4.0
+
+
+class IndexedFact:
+    """One row of the fact index (a plain slotted class; treat as immutable)."""
+
+    __slots__ = (
+        "archived",
+        "created_at",
+        "fact_id",
+        "id",
+        "kind",
+        "planet",
+        "session",
+        "sun",
+        "superseded_by",
+        "text",
+        "turn",
+        "updated_at",
+    )
+
+    def __init__(self, row: tuple[object, ...]) -> None:
+        (
+            self.id,
+            self.session,
+            self.fact_id,
+            self.sun,
+            self.planet,
+            self.text,
+            self.kind,
+            self.turn,
+            self.created_at,
+            self.updated_at,
+            archived,
+            self.superseded_by,
+        ) = row  # type: ignore[assignment]
+        self.archived = bool(archived)
+
+    id: int
+    session: str
+    fact_id: str
+    sun: str
+    planet: str
+    text: str
+    kind: str
+    turn: int
+    created_at: float
+    updated_at: float
+    archived: bool
+    superseded_by: int | None
+
+    @property
+    def key(self) -> str:
+        """The id shown to agents and accepted by `cms get`: <chat prefix>/<fact id>."""
+        return fact_key(self.session, self.fact_id)
+
+    @property
+    def path(self) -> str:
+        return f"{self.sun} > {self.planet}"
+
+
+def fact_key(session: str, fact_id: str) -> str:
+    return f"{session[:8]}/{fact_id}"
+
+
+def _stamp(iso: str, default: float) -> float:
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except (ValueError, AttributeError):
+        return default
+
+
+def _map_facts(cmap: CorrelationMap) -> list[tuple[str, str, str, str, int, str, str, bool]]:
+    """(fact id, sun, planet, text, turn, created, updated, archived) of every fact of a map."""
+    rows = [
+        (sat.id, sun.title, planet.title, sat.text, sat.turn, sat.created_at, sat.updated_at, False)
+        for sun in cmap.suns
+        for planet in sun.planets
+        for sat in planet.satellites
+    ]
+    rows += [
+        (
+            sat.id,
+            planet.sun_title or "",
+            planet.title,
+            sat.text,
+            sat.turn,
+            sat.created_at,
+            sat.updated_at,
+            True,
+        )
+        for planet in cmap.archive
+        for sat in planet.satellites
+    ]
+    return rows
+
+
+def sync_chat(
+    conn: sqlite3.Connection, cmap: CorrelationMap, *, kind_of: object = None, now: float
+) -> list[tuple[int, str]]:
+    """Bring the index rows of one chat in line with its map; returns (row id, fact id) of the
+    rows that are new or whose text changed (in map order), after marking what they supersede.
+
+    kind_of, when given, is a callable text -> kind stored with each row.
+    """
+    session = cmap.session_id
+    stored = {
+        fact_id: (row_id, text, archived)
+        for row_id, fact_id, text, archived in conn.execute(
+            "SELECT id, fact_id, text, archived FROM facts WHERE session = ?", (session,)
+        )
+    }
+    guess = kind_of if callable(kind_of) else (lambda _text: "other")
+    changed: list[tuple[int, str]] = []
+    seen: set[str] = set()
+    for fact_id, sun, planet, text, turn, created, updated, archived in _map_facts(cmap):
+        seen.add(fact_id)
+        old = stored.get(fact_id)
+        if old is None:
+            values = (
+                sun,
+                planet,
+                text,
+                guess(text),
+                turn,
+                _stamp(created, now),
+                _stamp(updated, now),
+            )
+            cursor = conn.execute(
+                "INSERT INTO facts (session, fact_id, sun, planet, text, kind, turn, created_at, "
+                "updated_at, archived) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (session, fact_id, *values, int(archived)),
+            )
+            changed.append((int(cursor.lastrowid or 0), fact_id))
+        elif old[1] != text:
+            conn.execute(
+                "UPDATE facts SET text = ?, kind = ?, sun = ?, planet = ?, turn = ?, "
+                "updated_at = ?, archived = ? WHERE id = ?",
+                (text, guess(text), sun, planet, turn, _stamp(updated, now), int(archived), old[0]),
+            )
+            changed.append((old[0], fact_id))
+        elif bool(old[2]) != archived:
+            conn.execute(
+                "UPDATE facts SET archived = ?, sun = ?, planet = ? WHERE id = ?",
+                (int(archived), sun, planet, old[0]),
+            )
+    gone = [row[0] for fid, row in stored.items() if fid not in seen]
+    for row_id in gone:  # deleted from the map: no longer true
+        conn.execute("DELETE FROM facts WHERE id = ?", (row_id,))
+    for row_id, _fact_id in changed:
+        supersede_related(conn, row_id)
+    return changed
+
+
+def _fact(conn: sqlite3.Connection, row_id: int) -> IndexedFact | None:
+    row = conn.execute(f"SELECT {FACT_COLUMNS} FROM facts WHERE id = ?", (row_id,)).fetchone()
+    return None if row is None else IndexedFact(row)
+
+
+def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
+    """Mark the in-force facts that the fact row_id restates or changes (same subject, said
+    earlier) as superseded by it; returns their ids."""
+    new = _fact(conn, row_id)
+    if new is None:
+        return []
+    expr = match_expression(new.text)
+    if expr is None:
+        return []
+    rows = conn.execute(
+        f"SELECT {', '.join('f.' + c.strip() for c in FACT_COLUMNS.split(','))} FROM facts f "
+        "JOIN (SELECT rowid AS id, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts "
+        "MATCH ? ORDER BY rank LIMIT ?) hits ON hits.id = f.id "
+        "WHERE f.superseded_by IS NULL AND f.id != ? ORDER BY hits.rank",
+        (expr, RELATED_LIMIT, row_id),
+    ).fetchall()
+    marked = []
+    for row in rows:
+        old = IndexedFact(row)
+        earlier = (old.created_at, old.id) < (new.created_at, new.id)
+        if earlier and relation(new.text, old.text) is not None:
+            marked.append(old.id)
+    if marked:
+        marks = ",".join("?" * len(marked))
+        conn.execute(f"UPDATE facts SET superseded_by = ? WHERE id IN ({marks})", (row_id, *marked))
+    return marked
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+class FactMatch:
+    """A fact found for a query, with its relevance (0..1)."""
+
+    __slots__ = ("fact", "relevance")
+
+    def __init__(self, fact: IndexedFact, relevance: float) -> None:
+        self.fact = fact
+        self.relevance = relevance
+
+
+def search_facts(
+    store: ObservationStore,
+    query: str,
+    *,
+    limit: int,
+    include_superseded: bool = False,
+) -> list[FactMatch]:
+    """The facts of the project that best match query, best first; relevance combines BM25
+    with the share of (rarity-weighted) query terms a fact holds. A bounded candidate set:
+    the SEARCH_POOL best BM25 hits are rescored."""
+    terms = query_terms(query)
+    if not terms or limit <= 0:
+        return []
+    expr = " OR ".join(f'"{t}"' for t in terms)
+    cols = ", ".join("f." + c.strip() for c in FACT_COLUMNS.split(","))
+    sql = (
+        "WITH hits AS (SELECT rowid AS id, bm25(facts_fts, 1.0, 0.5, 0.75) AS rank FROM facts_fts "
+        "WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?) "
+        f"SELECT {cols}, hits.rank FROM hits JOIN facts f ON f.id = hits.id ORDER BY hits.rank"
+    )
+    rows = store.read(lambda c: c.execute(sql, (expr, SEARCH_POOL)).fetchall())
+    found = [(IndexedFact(r[:-1]), float(r[-1])) for r in rows]
+    if not include_superseded:
+        found = [(f, s) for f, s in found if f.superseded_by is None]
+    texts = [f"{f.text} {f.sun} {f.planet}".casefold() for f, _ in found]
+    patterns = term_patterns(terms)
+    present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
+    weights = [
+        math.log(1 + (len(found) + 1) / (1 + sum(row[i] for row in present)))
+        for i in range(len(patterns))
+    ]
+    total = sum(weights) or 1.0
+    matches = []
+    for (fact, bm25), row in zip(found, present, strict=True):
+        coverage = sum(w for w, hit in zip(weights, row, strict=True) if hit) / total
+        strength = max(0.0, -bm25)
+        relevance = coverage * (0.5 + 0.5 * strength / (strength + BM25_HALF))
+        if fact.archived:
+            relevance *= 0.9
+        matches.append(FactMatch(fact, relevance))
+    matches.sort(key=lambda m: (-m.relevance, -m.fact.updated_at, m.fact.id))
+    return matches[:limit]
+
+
+def find_facts(store: ObservationStore, key: str) -> list[IndexedFact]:
+    """The facts a key names: "<chat prefix>/F7" (or a whole session id before the slash)."""
+    prefix, _, fact_id = key.partition("/")
+    if not prefix or not fact_id:
+        return []
+    rows = store.read(
+        lambda c: c.execute(
+            f"SELECT {FACT_COLUMNS} FROM facts WHERE fact_id = ? AND substr(session, 1, ?) = ?",
+            (fact_id, len(prefix), prefix),
+        ).fetchall()
+    )
+    return [IndexedFact(r) for r in rows]
+
+
+def fact_by_id(store: ObservationStore, row_id: int) -> IndexedFact | None:
+    return store.read(lambda c: _fact(c, row_id))
+
+
+def superseded_chain(store: ObservationStore, fact: IndexedFact) -> list[IndexedFact]:
+    """The facts this one superseded (older versions, newest first), followed transitively."""
+
+    def run(conn: sqlite3.Connection) -> list[IndexedFact]:
+        older: list[IndexedFact] = []
+        frontier = [fact.id]
+        while frontier and len(older) < 50:
+            marks = ",".join("?" * len(frontier))
+            rows = conn.execute(
+                f"SELECT {FACT_COLUMNS} FROM facts WHERE superseded_by IN ({marks}) "
+                "ORDER BY created_at DESC",
+                frontier,
+            ).fetchall()
+            found = [IndexedFact(r) for r in rows]
+            older += found
+            frontier = [f.id for f in found]
+        return older
+
+    return store.read(run)
+
+
+def clear_index(conn: sqlite3.Connection) -> None:
+    """Empty the fact index (before a rebuild from the maps)."""
+    conn.execute("DELETE FROM facts")

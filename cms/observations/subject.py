@@ -1,0 +1,135 @@
+"""What a stored statement is about (its subject) and what it says of it (its value).
+
+Owns the one rule that decides whether a later statement restates, changes or has nothing to do
+with an earlier one: both for facts of different chats and for observations. Pure functions on
+text: no store, no I/O, standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cms.textindex import STOPWORDS, stem
+
+# Words that say how a rule is given, not what it governs: "from now on", "I want you to",
+# "switch to", "instead of" are ways to state or change a rule, never its subject.
+_CUE_WORDS = frozenset(
+    """
+    always never from now onwards forward going moving want wanted like please make sure
+    remember instead rather switch switched switching change changed changing longer anymore
+    use using used prefer preferred preference must should need needs let lets
+    firstly secondly thirdly lastly finally additionally also besides moreover furthermore
+    important note ensure rule rules convention conventions practice practices standard
+    standards follow following team our we us i you your keep stick consistent consistency
+    update updated new old instead okay ok right well now currently just really
+    """.split()
+)
+# Words that state an aspect of their own: two rules that differ by one of these govern
+# different things ("start names with x_" and "end names with _y" both stay in force).
+_ASPECT_WORDS = frozenset(
+    """
+    start end begin prefix suffix first last before after min max minimum maximum upper lower
+    read write input output client server include exclude enable disable open close
+    """.split()
+)
+_CHANGE_CUE = re.compile(
+    r"\b(?:from now on|going forward|moving forward|from here on|instead of|instead|rather than|"
+    r"no longer|not anymore|switch(?:ed|ing)? (?:over )?to|changed? (?:it |this |that )?to|"
+    r"replac(?:e|ed|ing)|updat(?:e|ed|ing)|now (?:use|uses|we|i want|please))\b",
+    re.I,
+)
+_NEGATION = re.compile(
+    r"\b(?:never|don'?t|do not|doesn'?t|does not|no longer|not|avoid|stop|without)\b", re.I
+)
+_QUOTED = re.compile(r"'([^'\s][^']{0,60})'|\"([^\"]{1,60})\"|`([^`]{1,80})`")
+_TOKEN = re.compile(r"@?[\w][\w.+#/:-]*")
+_WORD = re.compile(r"[^\W\d_]+")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)([A-Z][a-z]+)")
+
+
+def _is_value_token(token: str) -> bool:
+    """Identifiers, versions, numbers, decorators, paths and product names carry a value."""
+    if token.startswith("@"):
+        return True
+    if any(c.isdigit() for c in token):
+        return True
+    if any(c in token for c in "_./:#+-") and len(token) > 1:
+        return True
+    if len(token) > 1 and token.isupper():
+        return True
+    return any(c.isupper() for c in token[1:]) and any(c.islower() for c in token)
+
+
+def values_of(text: str) -> frozenset[str]:
+    """The values a statement names: quoted literals and value-like tokens, case kept for
+    affixes, plus "not" when the statement is negative (a rule turned around is a new value)."""
+    found: set[str] = set()
+    for match in _QUOTED.finditer(text):
+        literal = next(g for g in match.groups() if g is not None)
+        found.add(literal.strip().strip(".,;:").lower())
+    rest = _QUOTED.sub(" ", text)
+    sentence_starts = {m.group(1) for m in _SENTENCE_START.finditer(rest)}
+    for token in _TOKEN.findall(rest):
+        token = token.rstrip(".,;:-/")
+        if not token:
+            continue
+        proper = token[0].isupper() and token[1:].islower() and token not in sentence_starts
+        if _is_value_token(token) or (proper and len(token) > 2 and token.lower() not in STOPWORDS):
+            found.add(token.lower())
+    if _NEGATION.search(text):
+        found.add("not")
+    return frozenset(found)
+
+
+def frame_of(text: str) -> frozenset[str]:
+    """What a statement is about: its stemmed content words, without values, cue words and
+    stopwords ("always start function argument names with 'e_'" -> start, function, argument,
+    name)."""
+    rest = _QUOTED.sub(" ", text)
+    terms: set[str] = set()
+    for token in _TOKEN.findall(rest):
+        token = token.rstrip(".,;:-/")
+        if not token or _is_value_token(token):
+            continue
+        for word in _WORD.findall(token.lower()):
+            if len(word) < 2 or word in STOPWORDS or word in _CUE_WORDS:
+                continue
+            terms.add(stem(word))
+    return frozenset(terms)
+
+
+def has_change_cue(text: str) -> bool:
+    """Whether a statement says it changes an earlier rule or value ("from now on", "instead")."""
+    return bool(_CHANGE_CUE.search(text))
+
+
+SAME = "same"  # the same subject and the same value: a restatement
+CHANGED = "changed"  # the same subject with another value: the newer supersedes
+
+
+def relation(newer: str, older: str) -> str | None:
+    """SAME, CHANGED or None (unrelated) for a later statement and an earlier one.
+
+    Same subject: one frame holds the other, they share at least two words and at least half of
+    the larger frame, and they do not differ by an aspect word (start/end, prefix/suffix, ...).
+    A change cue in the newer statement ("from now on", "instead of") allows extra words on the
+    older side (a reason, say), down to one shared word when the newer frame lies inside it.
+    """
+    fn, fo = frame_of(newer), frame_of(older)
+    if not fn or not fo:
+        return None
+    shared = fn & fo
+    contained = fn <= fo or fo <= fn
+    if not contained:
+        return None
+    if (fn ^ fo) & _ASPECT_STEMS:
+        return None
+    cue = has_change_cue(newer)
+    if len(shared) < 2 and not (shared and fn <= fo and cue):
+        return None
+    if not cue and 2 * len(shared) < max(len(fn), len(fo)):
+        return None  # a small frame inside a much larger one: a different, narrower statement
+    return SAME if values_of(newer) == values_of(older) else CHANGED
+
+
+_ASPECT_STEMS = frozenset(stem(w) for w in _ASPECT_WORDS)

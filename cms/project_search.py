@@ -1,0 +1,165 @@
+"""Searching one project's whole memory: the facts of all its chats and its observations.
+
+Owns which project a search means (the chat's recorded folder, else the map's project, else the
+current folder: never another project's), merging fact and observation hits into one ranking
+(the given chat first among the relevant ones, a fact and the observation promoted from it shown
+once) and their one-line rendering with id, topic path or kind, chat and age. Texts are printed
+verbatim, never cut. Knows nothing of hooks' timing or of typer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from cms import paths
+from cms.observations.facts import FactMatch, search_facts
+from cms.observations.recall import RecalledObservation, format_age, observation_text, recall
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cms.observations.access import ProjectMemory
+
+CURRENT_CHAT_SHARE = 0.5  # the given chat's hits go first when at least this share of the best
+STATE_NAME = "injected.json"  # written by the hooks; holds the folder the chat runs in
+
+
+class MemoryHit:
+    """One search result: a chat fact or a project observation (treat as immutable)."""
+
+    __slots__ = ("chat", "id", "label", "relevance", "source", "text", "updated_at")
+
+    def __init__(
+        self,
+        id: str,
+        label: str,
+        text: str,
+        chat: str | None,
+        updated_at: float,
+        relevance: float,
+        source: str | None = None,
+    ) -> None:
+        self.id = id
+        self.label = label  # "Sun > Planet" for a fact, the kind for an observation
+        self.text = text
+        self.chat = chat
+        self.updated_at = updated_at
+        self.relevance = relevance
+        self.source = source  # "<session>/<fact id>" of the fact an observation came from
+
+    def render(self, now: float, current: str | None) -> str:
+        where = "this chat" if current and self.chat == current else _chat_name(self.chat)
+        return (
+            f"{self.id} [{self.label}] ({where}, {format_age(now - self.updated_at)}) {self.text}"
+        )
+
+    def to_dict(self, now: float) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "type": "observation" if self.id.startswith("O") else "fact",
+            "label": self.label,
+            "text": self.text,
+            "chat": self.chat,
+            "age_seconds": round(now - self.updated_at),
+            "score": round(self.relevance, 4),
+        }
+
+
+def _chat_name(chat: str | None) -> str:
+    return f"chat {chat[:8]}" if chat else "no chat"
+
+
+def fact_hit(match: FactMatch) -> MemoryHit:
+    fact = match.fact
+    label = fact.path + (" (archived)" if fact.archived else "")
+    source = f"{fact.session}/{fact.fact_id}"
+    return MemoryHit(
+        fact.key, label, fact.text, fact.session, fact.updated_at, match.relevance, source
+    )
+
+
+def observation_hit(found: RecalledObservation) -> MemoryHit:
+    obs = found.observation
+    text = observation_text(obs)
+    return MemoryHit(
+        f"O{obs.id}", obs.kind, text, obs.session, obs.updated_at, found.relevance, obs.source
+    )
+
+
+def chat_folder(session: str | None) -> str | None:
+    """The folder a chat runs in, as its hooks recorded it (None when unknown)."""
+    if not session:
+        return None
+    try:
+        with open(
+            os.path.join(paths.chat_dir_str(session), STATE_NAME), encoding="utf-8"
+        ) as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    folder = data.get("cwd") if isinstance(data, dict) else None
+    return folder if isinstance(folder, str) and folder else None
+
+
+def chat_hits(session: str, query: str, k: int) -> list[MemoryHit]:
+    """The given chat's own facts, read from its map (always current, even before the worker
+    indexed them), with a relevance on the scale of the index's."""
+    from cms.errors import MapNotFoundError
+    from cms.map.store import load_map
+    from cms.observations.facts import BM25_HALF, fact_key
+    from cms.observations.recall import query_terms, term_patterns
+    from cms.search import search_local
+
+    try:
+        cmap = load_map(paths.map_path(session))
+    except MapNotFoundError:
+        return []
+    patterns = term_patterns(query_terms(query))
+    if not patterns:
+        return []
+    times = {s.id: s.updated_at for p in cmap.planets() + cmap.archive for s in p.satellites}
+    hits = []
+    for hit in search_local(cmap, query, 3 * k):
+        text = f"{hit.text} {hit.sun} {hit.planet}".casefold()
+        coverage = sum(base in text and p.search(text) is not None for base, p in patterns)
+        relevance = coverage / len(patterns) * (0.5 + 0.5 * hit.score / (hit.score + BM25_HALF))
+        label = hit.path + (" (archived)" if hit.archived else "")
+        stamp = _iso_stamp(times.get(hit.id, ""))
+        key, source = fact_key(session, hit.id), f"{session}/{hit.id}"
+        hits.append(MemoryHit(key, label, hit.text, session, stamp, relevance, source))
+    return hits
+
+
+def _iso_stamp(iso: str) -> float:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def search_project(
+    memory: ProjectMemory | None, query: str, *, k: int, session: str | None = None
+) -> list[MemoryHit]:
+    """The k best hits of the project's facts and observations for query (nothing superseded),
+    the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best.
+    The given chat's facts come from its map, the other chats' from the project's index."""
+    own = chat_hits(session, query, k) if session else []
+    if memory is None:
+        return own[:k]
+    facts = own + [
+        fact_hit(m)
+        for m in search_facts(memory.store, query, limit=3 * k)
+        if m.fact.session != session
+    ]
+    shown = {hit.source for hit in facts}
+    found = recall(memory.store, query, scope=memory.scope, limit=2 * k, touch=False)
+    observations = [observation_hit(r) for r in found]
+    hits = facts + [h for h in observations if not h.source or h.source not in shown]
+    hits.sort(key=lambda h: (-h.relevance, -h.updated_at, h.id))
+    hits = hits[:k]
+    if session and hits:
+        floor = hits[0].relevance * CURRENT_CHAT_SHARE
+        hits.sort(key=lambda h: not (h.chat == session and h.relevance >= floor))
+    return hits
