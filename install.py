@@ -4,7 +4,9 @@
 Owns the virtual environment beside this file and our hook entries in the agents' settings files
 (`~/.claude/settings.json`, `.claude/settings.json`, `~/.codex/hooks.json`), and with --mcp our
 MCP server entry (`~/.claude.json`, `.mcp.json`, Codex's `config.toml`). It never touches an
-entry that is not ours and never rewrites a settings file it cannot parse.
+entry that is not ours and never rewrites a settings file it cannot parse. Each file it changes is
+recorded (the backup of its original bytes and a hash of what was written) in the data folder, so
+--uninstall gives back the original bytes, or removes a file it created, when nothing else changed.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import copy
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -483,13 +486,13 @@ def write_settings_atomically(path: Path, text: str, expected: str | None) -> Pa
     return backup
 
 
-def settings_diff(path: Path, before: str | None, after: str) -> str:
-    """A unified diff of a settings file (empty when nothing changes)."""
+def settings_diff(path: Path, before: str | None, after: str | None) -> str:
+    """A unified diff of a settings file (empty when nothing changes; after None: deleted)."""
     lines = difflib.unified_diff(
         (before or "").splitlines(keepends=True),
-        after.splitlines(keepends=True),
+        (after or "").splitlines(keepends=True),
         fromfile=str(path) if before is not None else "/dev/null",
-        tofile=str(path),
+        tofile=str(path) if after is not None else "/dev/null",
     )
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
@@ -501,7 +504,7 @@ class Change:
     """The planned new text of one settings file."""
 
     settings: Settings
-    after: str
+    after: str | None  # None: the file goes (an uninstall giving back "no file")
 
     @property
     def changed(self) -> bool:
@@ -521,7 +524,138 @@ def apply_change(change: Change) -> Path | None:
     """Write a planned change (no-op when unchanged); returns the backup path, if any."""
     if not change.changed:
         return None
+    if change.after is None:
+        raise InstallError(f"{change.settings.path}: a deletion goes through apply_removal")
     return write_settings_atomically(change.settings.path, change.after, change.settings.text)
+
+
+# --------------------------------------------------------------------------- install records
+
+RECORD_NAME = "install-record.json"
+
+
+def _digest(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _record_key(path: Path) -> str:
+    return os.path.realpath(path)
+
+
+def load_records(home: Path) -> dict[str, dict[str, Any]]:
+    """The install records of a data folder (a missing or unreadable file: none)."""
+    try:
+        with open(home / RECORD_NAME, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+
+
+def save_records(home: Path, records: dict[str, dict[str, Any]]) -> None:
+    """Write the records (0600 in a 0700 folder); no records: no file."""
+    target = home / RECORD_NAME
+    if not records:
+        target.unlink(missing_ok=True)
+        return
+    if not home.is_dir():
+        home.mkdir(mode=0o700, parents=True)
+        home.chmod(0o700)
+    fd, tmp = tempfile.mkstemp(prefix=f".{RECORD_NAME}.", suffix=".tmp", dir=home)  # 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(records, handle, indent=2, sort_keys=True)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def record_change(home: Path, change: Change, backup: Path | None) -> None:
+    """Remember how to give a file we just changed back: the backup of its original bytes (none:
+    there was no file) and the hash of what we wrote. When the file still held what an earlier
+    install wrote, the original stays the one from before that first install."""
+    if not change.changed:
+        return
+    records = load_records(home)
+    key = _record_key(change.settings.path)
+    before = change.settings.text
+    old = records.get(key)
+    if old is not None and old.get("written") == _digest(before):
+        entry = {**old, "written": _digest(change.after)}
+    else:
+        entry = {
+            "original": None if backup is None else str(backup),
+            "original_sha256": _digest(before),
+            "written": _digest(change.after),
+        }
+    records[key] = entry
+    save_records(home, records)
+
+
+def forget_record(home: Path, path: Path) -> None:
+    records = load_records(home)
+    if records.pop(_record_key(path), None) is not None:
+        save_records(home, records)
+
+
+def original_of(home: Path, path: Path, current: str | None) -> tuple[bool, str | None]:
+    """(True, the original text, or None when there was no file) when path still holds exactly
+    what install wrote and its original can be read back unchanged; else (False, None)."""
+    entry = load_records(home).get(_record_key(path))
+    if entry is None or current is None or entry.get("written") != _digest(current):
+        return False, None
+    if entry.get("original_sha256") is None:
+        return True, None
+    try:
+        with open(str(entry.get("original")), encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return False, None
+    return (True, text) if _digest(text) == entry.get("original_sha256") else (False, None)
+
+
+def delete_settings_file(path: Path, expected: str) -> None:
+    """Delete a file install created, if it still holds `expected` (else nothing is done)."""
+    target = Path(os.path.realpath(path))
+    try:
+        with open(target, encoding="utf-8", newline="") as handle:
+            current = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"cannot read {path} again: {exc}") from None
+    if current != expected:
+        raise InstallError(f"{path} changed while cms was editing it; nothing written, run again")
+    target.unlink()
+
+
+def plan_removal(home: Path, change: Change) -> Change:
+    """The removal of our entries, as the original bytes when our entries were the only change
+    since install (after: None means delete the file install created)."""
+    if not change.changed:
+        return change
+    exact, original = original_of(home, change.settings.path, change.settings.text)
+    if exact:
+        return Change(change.settings, original)
+    entry = load_records(home).get(_record_key(change.settings.path))
+    created = entry is not None and entry.get("original_sha256") is None
+    if created and change.after is not None and change.after.strip() in ("", "{}"):
+        return Change(change.settings, None)  # a file we created, now empty again: it goes
+    return change
+
+
+def apply_removal(home: Path, change: Change) -> Path | None:
+    """Apply a planned removal (a file write or the deletion of a file we created); the backup
+    made, if any. The file's install record goes either way."""
+    if change.changed:
+        if change.after is None:
+            assert change.settings.text is not None
+            delete_settings_file(change.settings.path, change.settings.text)
+            forget_record(home, change.settings.path)
+            return None
+        backup = apply_change(change)
+        forget_record(home, change.settings.path)
+        return backup
+    return None
 
 
 # --------------------------------------------------------------------------- MCP server entries
@@ -580,11 +714,14 @@ def merge_mcp_json(data: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any
 
 
 def remove_mcp_json(data: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `data` without our mcpServers.cms; every other entry (and key) stays."""
+    """A copy of `data` without our mcpServers.cms; every other entry (and key) stays, and
+    "mcpServers" goes when our removal emptied it (as an event list of hooks does)."""
     data = copy.deepcopy(data)
     servers = _servers(data)
     if servers is not None and is_our_mcp_entry(servers.get(MCP_NAME)):
         del servers[MCP_NAME]
+        if not servers:
+            del data["mcpServers"]
     return data
 
 
@@ -930,6 +1067,7 @@ def register_mcp(agent: str, path: Path, entry: dict[str, Any], project: bool) -
     """Write our MCP server entry (re-read now: the file may have changed since planning)."""
     change = plan_mcp_change(agent, path, entry)
     backup = apply_change(change)
+    record_change(_cms_home_for_commands() or data_home(), change, backup)
     if change.changed:
         note = f" (backup: {backup.name})" if backup else ""
         print(f"cms: registered the MCP server in {display_path(path)}{note}")
@@ -1047,6 +1185,7 @@ def install(args: argparse.Namespace) -> int:
         raise InstallError(f"{cms} is not an executable file")
     change = plan_change(path, lambda data: merge_entries(data, groups))  # re-read after pip
     backup = apply_change(change)
+    record_change(_cms_home_for_commands() or data_home(), change, backup)
     if change.changed:
         note = f" (backup: {backup.name})" if backup else ""
         print(f"cms: wrote {len(events)} hooks to {display_path(path)}{note}")
@@ -1084,9 +1223,10 @@ def uninstall(args: argparse.Namespace) -> int:
     path = settings_path(args.agent, args.project)
     change = plan_change(path, remove_entries)
     home = _home_of(installed_hooks(change.settings.data)) or data_home()
+    change = plan_removal(home, change)
     mcp_path = mcp_config_path(args.agent, args.project) if args.mcp else None
     if mcp_path is not None:
-        mcp_change = plan_mcp_change(args.agent, mcp_path, None)
+        mcp_change = plan_removal(home, plan_mcp_change(args.agent, mcp_path, None))
     if args.dry_run:
         diff = settings_diff(path, change.settings.text, change.after)
         print(diff if diff else f"cms: no cms hooks in {display_path(path)}\n", end="")
@@ -1096,15 +1236,19 @@ def uninstall(args: argparse.Namespace) -> int:
         if args.purge:
             print(f"cms: would delete the data folder {home}")
         return EXIT_OK
-    backup = apply_change(change)
-    if change.changed:
+    backup = apply_removal(home, change)
+    if change.changed and change.after is None:
+        print(f"cms: removed {display_path(path)}: cms created it and nothing else changed")
+    elif change.changed:
         note = f" (backup: {backup.name})" if backup else ""
         print(f"cms: removed our hooks from {display_path(path)}{note}")
     else:
         print(f"cms: no cms hooks in {display_path(path)}; unchanged")
     if mcp_path is not None:
-        mcp_backup = apply_change(mcp_change)
-        if mcp_change.changed:
+        mcp_backup = apply_removal(home, mcp_change)
+        if mcp_change.changed and mcp_change.after is None:
+            print(f"cms: removed {display_path(mcp_path)}: cms created it and nothing else changed")
+        elif mcp_change.changed:
             note = f" (backup: {mcp_backup.name})" if mcp_backup else ""
             print(f"cms: removed our MCP server from {display_path(mcp_path)}{note}")
         else:

@@ -251,7 +251,7 @@ def test_self_check_uses_a_throwaway_data_folder(run_install: RunInstall, fake_c
     assert "cms-selfcheck-" in used_home
     assert used_home != os.environ["CMS_HOME"]
     assert not Path(used_home).exists()
-    assert files_under(Path(os.environ["CMS_HOME"])) == []
+    assert files_under(Path(os.environ["CMS_HOME"])) == ["install-record.json"]  # no memory data
 
 
 @pytest.mark.parametrize(
@@ -388,7 +388,7 @@ def test_uninstall_purge_prints_and_deletes_the_data_folder(
     assert done.returncode == 0, done.stderr
     assert f"cms: deleting the data folder {data}" in done.stdout
     assert not data.exists()
-    assert "hooks" not in json.loads(claude_settings().read_text(encoding="utf-8"))
+    assert not claude_settings().exists()  # install created it: uninstall gives back "no file"
 
 
 def test_purge_refuses_to_delete_the_home_folder(run_install: RunInstall) -> None:
