@@ -14,7 +14,14 @@ from cms.errors import CmsError
 
 
 def build_app() -> typer.Typer:
-    from cms.cli import doctor_command, hook_commands, map_commands, mcp_command, memory_commands
+    from cms.cli import (
+        doctor_command,
+        hook_commands,
+        map_commands,
+        mcp_command,
+        memory_commands,
+        project_commands,
+    )
 
     app = typer.Typer(
         name="cms",
@@ -23,7 +30,14 @@ def build_app() -> typer.Typer:
         pretty_exceptions_enable=False,
         add_completion=False,
     )
-    for module in (map_commands, doctor_command, hook_commands, mcp_command, memory_commands):
+    for module in (
+        map_commands,
+        doctor_command,
+        hook_commands,
+        mcp_command,
+        memory_commands,
+        project_commands,
+    ):
         module.register(app)
     return app
 

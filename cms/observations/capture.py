@@ -101,7 +101,7 @@ def _relation(new: NewObservation, body: str, title: str) -> str | None:
         return (SAME if newer == older else CHANGED) if same_title else None
     found = relation(newer, older)
     if found is None and _near(newer, older):
-        found = SAME if values_of(newer) == values_of(older) else CHANGED
+        found = SAME if values_of(newer) <= values_of(older) else CHANGED
     return found
 
 

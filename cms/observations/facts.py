@@ -13,7 +13,7 @@ from datetime import datetime
 
 from cms.observations.recall import match_expression, query_terms, term_patterns
 from cms.observations.store import ObservationStore
-from cms.observations.subject import relation
+from cms.observations.subject import SAME, is_poorer, relation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -206,7 +206,8 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
     for row in rows:
         old = IndexedFact(row)
         earlier = (old.created_at, old.id) < (new.created_at, new.id)
-        if earlier and relation(new.text, old.text) is not None:
+        found = relation(new.text, old.text)
+        if earlier and found is not None and not (found == SAME and is_poorer(new.text, old.text)):
             marked.append(old.id)
     if marked:
         marks = ",".join("?" * len(marked))

@@ -103,12 +103,13 @@ def has_change_cue(text: str) -> bool:
     return bool(_CHANGE_CUE.search(text))
 
 
-SAME = "same"  # the same subject and the same value: a restatement
+SAME = "same"  # the same subject, no new value: a restatement
 CHANGED = "changed"  # the same subject with another value: the newer supersedes
 
 
 def relation(newer: str, older: str) -> str | None:
-    """SAME, CHANGED or None (unrelated) for a later statement and an earlier one.
+    """SAME, CHANGED or None (unrelated) for a later statement and an earlier one: CHANGED when
+    the later one names a value the earlier did not (a new version, prefix, tool or a negation).
 
     Same subject: one frame holds the other, they share at least two words and at least half of
     the larger frame, and they do not differ by an aspect word (start/end, prefix/suffix, ...).
@@ -129,7 +130,13 @@ def relation(newer: str, older: str) -> str | None:
         return None
     if not cue and 2 * len(shared) < max(len(fn), len(fo)):
         return None  # a small frame inside a much larger one: a different, narrower statement
-    return SAME if values_of(newer) == values_of(older) else CHANGED
+    return SAME if values_of(newer) <= values_of(older) else CHANGED
+
+
+def is_poorer(newer: str, older: str) -> bool:
+    """Whether a restatement names strictly fewer values than the statement it repeats (it
+    leaves out a version, a reason's term...): the older one then stays in force beside it."""
+    return values_of(newer) < values_of(older)
 
 
 _ASPECT_STEMS = frozenset(stem(w) for w in _ASPECT_WORDS)

@@ -1,0 +1,158 @@
+"""Project memory reaches every later chat: three chats of one project through the hook
+protocol with the local provider (CMS_SYNC=1 runs each job inside its hook), then a new chat."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from cms.observations.access import open_project_memory
+from tests.hooks.helpers import (
+    assert_clean_reply,
+    context_of,
+    hook_env,
+    run_hook_process,
+    turn_lines,
+    write_transcript,
+)
+from tests.observations.gitrepo import make_repo
+
+CHAT_A = [
+    (
+        "We decided to use PostgreSQL 16 for the orders database because we need JSONB and "
+        "row-level locks.",
+        "Noted: the orders database is PostgreSQL 16, chosen for JSONB and row-level locks.",
+    ),
+    (
+        "The login test keeps failing on CI, can you look?",
+        "The root cause was a race in the token refresh: the retry ran before refresh() "
+        "resolved. The fix is to await refresh() before retrying the request.",
+    ),
+    (
+        "From now on, always start function argument names with 'e_'.",
+        "Understood, function argument names will start with 'e_'.",
+    ),
+]
+CHAT_B = [
+    (
+        "From now on, start function argument names with 'j_' instead.",
+        "Got it: function argument names start with 'j_' from now on.",
+    ),
+    (
+        "Remind me: what did we decide about the orders database?",
+        "We use PostgreSQL 16 for the orders database.",
+    ),
+]
+
+
+def env() -> dict[str, str]:
+    return hook_env({"CMS_SYNC": "1", "CMS_PROVIDER": "local"})
+
+
+def hook(event: str, payload: dict[str, Any]) -> str:
+    done = run_hook_process(event, {"hook_event_name": event, **payload}, env=env())
+    reply = assert_clean_reply(done)
+    return context_of(reply, event) if reply else ""
+
+
+def replay_chat(tmp_path: Path, repo: Path, session: str, turns: list[tuple[str, str]]) -> None:
+    hook("SessionStart", {"session_id": session, "cwd": str(repo), "source": "startup"})
+    lines: list[list[dict[str, Any]]] = []
+    transcript = tmp_path / f"{session}.jsonl"
+    for n, (prompt, answer) in enumerate(turns, start=1):
+        hook("UserPromptSubmit", {"session_id": session, "cwd": str(repo), "prompt": prompt})
+        lines.append(turn_lines(session, n, prompt, answer))
+        write_transcript(transcript, lines)
+        hook("Stop", {"session_id": session, "cwd": str(repo), "transcript_path": str(transcript)})
+    hook(
+        "SessionEnd",
+        {
+            "session_id": session,
+            "cwd": str(repo),
+            "transcript_path": str(transcript),
+            "reason": "exit",
+        },
+    )
+
+
+def run_search_line(context: str, query: str, cwd: Path) -> str:
+    line = next(x for x in context.splitlines() if x.startswith("To read stored facts"))
+    command = line.split("run: ", 1)[1].replace('"<query>"', json.dumps(query))
+    done = subprocess.run(
+        ["sh", "-c", command], capture_output=True, text=True, env=env(), cwd=cwd, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_new_chat_gets_the_changed_rule_and_finds_yesterdays_facts(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop")
+    other = make_repo(tmp_path / "elsewhere")
+    replay_chat(tmp_path, repo, "chat-a-0001", CHAT_A)
+    replay_chat(tmp_path, repo, "chat-b-0002", CHAT_B)
+
+    start = hook(
+        "SessionStart", {"session_id": "chat-c-0003", "cwd": str(repo), "source": "startup"}
+    )
+    prompt = hook(
+        "UserPromptSubmit",
+        {
+            "session_id": "chat-c-0003",
+            "cwd": str(repo),
+            "prompt": "What prefix should I use for function argument names?",
+        },
+    )
+    shown = start + "\n" + prompt
+    assert "'j_'" in shown
+    assert "'e_'" not in shown
+    assert "in force" in start
+
+    database = run_search_line(start, "which database do we use for orders", repo)
+    assert "PostgreSQL 16" in database and "JSONB" in database
+    assert "chat chat-a-0" in database  # the hit names the chat it came from
+    cause = run_search_line(start, "root cause of the login test failure", repo)
+    assert "race in the token refresh" in cause
+    assert "'e_'" not in run_search_line(start, "function argument names prefix", repo)
+
+    elsewhere = hook(
+        "SessionStart", {"session_id": "chat-x-0004", "cwd": str(other), "source": "startup"}
+    )
+    assert "j_" not in elsewhere and "PostgreSQL" not in elsewhere
+    foreign = subprocess.run(
+        ["sh", "-c", run_command_of(start, "orders database")],
+        capture_output=True,
+        text=True,
+        env=env(),
+        cwd=other,
+        check=False,
+    )
+    assert "PostgreSQL" in foreign.stdout  # --session names chat C: its project, not the folder
+    local = subprocess.run(
+        [*python_cms(), "search", "orders database"],
+        capture_output=True,
+        text=True,
+        env=env(),
+        cwd=other,
+        check=False,
+    )
+    assert "PostgreSQL" not in local.stdout  # without a chat: the folder's project only
+
+    memory = open_project_memory(repo, create=False)
+    assert memory is not None
+    with memory:
+        stored = [f"{o.title} {o.body}" for o in memory.store.list_observations()]
+        facts = memory.store.read(lambda c: [r[0] for r in c.execute("SELECT text FROM facts")])
+    assert not any("Remind me" in text or text.endswith("?") for text in stored + facts)
+
+
+def run_command_of(context: str, query: str) -> str:
+    line = next(x for x in context.splitlines() if x.startswith("To read stored facts"))
+    return line.split("run: ", 1)[1].replace('"<query>"', json.dumps(query))
+
+
+def python_cms() -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "cms"]

@@ -1,0 +1,37 @@
+"""Same subject, same or changed value: the rule that decides what is in force."""
+
+from __future__ import annotations
+
+import pytest
+
+from cms.observations.subject import CHANGED, SAME, relation
+
+
+@pytest.mark.parametrize(
+    ("newer", "older", "expected"),
+    [
+        (
+            "From now on, I want you to end all function argument names with '_g'.",
+            "I want you to always end function argument names with '_f'.",
+            CHANGED,
+        ),
+        ("The billing API allows 1000 requests per minute per key",
+         "The billing API allows 100 requests per minute per key", CHANGED),
+        ("We run Postgres 16 on port 5433", "We run Postgres 15 on port 5432", CHANGED),
+        ("Run make migrate-down to apply the migrations",
+         "Run make migrate-up to apply the migrations", CHANGED),
+        ("Switch the database to MySQL 8 instead of PostgreSQL.",
+         "We use PostgreSQL 16 for the database because we need JSONB.", CHANGED),
+        ("Always use snake_case for class names.", "Always use CamelCase for class names.", CHANGED),
+        ("We use PostgreSQL 16 for the orders database.",
+         "We decided to use PostgreSQL 16 for the orders database because we need JSONB.", SAME),
+        # the kind of name and the aspect it governs are the subject, not the wording
+        ("From now on, start function names with 'x_'.", "Always end function names with '_d'.", None),
+        ("Always include a single digit in class names.", "Always use CamelCase for class names.", None),
+        ("Always run ruff before committing.", "Always run the tests with pytest -x.", None),
+    ],
+)  # fmt: skip
+def test_a_later_statement_restates_changes_or_leaves_an_earlier_one(
+    newer: str, older: str, expected: str | None
+) -> None:
+    assert relation(newer, older) == expected
