@@ -28,6 +28,7 @@ from cms.observations.store import (
     clean_new,
     title_key,
 )
+from cms.transcripts.redact import redact_text
 
 FORMAT_NAME = "cms-observations"
 FORMAT_VERSION = 1
@@ -234,6 +235,10 @@ def _new_from(record: dict[str, Any]) -> NewObservation:
     )
 
 
+def _redacted(value: Any) -> str | None:
+    return None if value is None else redact_text(str(value))
+
+
 def import_records(store: ObservationStore, records: Sequence[dict[str, Any]]) -> ImportReport:
     """Store records through the capture rules, oldest first, in one transaction."""
     skipped = 0
@@ -275,8 +280,8 @@ def import_records(store: ObservationStore, records: Sequence[dict[str, Any]]) -
                 store.project,
                 new,
                 place,
-                session=record.get("session"),
-                agent=record.get("agent"),
+                session=_redacted(record.get("session")),  # free text of a file: redacted too
+                agent=_redacted(record.get("agent")),
                 now=now,
                 created_at=created,
                 updated_at=updated,
