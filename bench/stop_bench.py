@@ -2,7 +2,8 @@
 
 Cases: a 100 MB file with no newline, a 2 GB sparse file, and a 106 MB agentic transcript (one
 prompt, 40,000 tool calls), each both as the first Stop a chat sees (no kept turn count) and as
-the Stop that ends a turn (the count kept by the Stop before the turn). `cms hook Stop` runs as a
+the Stop that ends a turn (the count kept by the Stop before the turn); a transcript of four
+short turns for reference. `cms hook Stop` runs as a
 process with its payload on stdin; the worker is kept off (its lock is held) so only the hook is
 timed. Usage: python bench/stop_bench.py [--runs N] [--tool-calls N]
 """
@@ -118,6 +119,9 @@ def build(root: Path, calls: int) -> dict[str, Path]:
         handle.write(earlier_turns())
         write_agentic_turn(handle, calls)
     files["agentic"] = agentic
+    small = root / "small.jsonl"
+    small.write_bytes(earlier_turns() * 4)
+    files["4 short turns (reference)"] = small
     return files
 
 
