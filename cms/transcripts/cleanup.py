@@ -26,6 +26,7 @@ TOOL_OUTPUT_LIMIT = 400
 MAX_TOOLS = 80  # a turn with more keeps the first TOOLS_HEAD and the rest from the end
 TOOLS_HEAD = 20
 MAX_FILES = 50
+_MARGIN = 200  # characters kept past each side of a trim before redaction (a secret cut is whole)
 LAST_RECORD = "last_record"  # Exchange.extra key: the id of the turn's last transcript record
 
 # Spans that are context injected by hooks (ours or the agent's), never what the user said.
@@ -79,12 +80,25 @@ def clean_text(text: str, limit: int, head_share: float = 0.5) -> str:
     text = strip_injected(text).strip()
     if not text:
         return ""
-    if len(text) > 4 * limit:
-        # cut at whitespace first so redaction never sees half a secret, then redact the rest
-        head = int(2 * limit * head_share) + 200
-        text = trim_middle(text, 2 * limit + 400, head / (2 * limit + 400))
+    if len(text) > limit + 2 * _MARGIN:
+        # only what the final trim can keep, plus a margin on each side, pays for redaction
+        text = _trim_whole_words(text, int(limit * head_share) + _MARGIN, limit + 2 * _MARGIN)
     text = _BLANK_RUNS.sub("\n\n", redact_text(text))
     return trim_middle(text, limit, head_share)
+
+
+def _trim_whole_words(text: str, head: int, keep: int) -> str:
+    """The first `head` and last `keep - head` characters with a marker between, a word cut at
+    either edge dropped whole: redaction never sees (and no trim can later show) half a secret."""
+    tail_start = len(text) - (keep - head)
+    front, back = text[:head], text[tail_start:]
+    if not (text[head - 1].isspace() or text[head].isspace()):  # the cut splits a word
+        front = front[: max(front.rfind(c) for c in " \n\t") + 1]
+    if not (text[tail_start - 1].isspace() or text[tail_start].isspace()):
+        cuts = [i for i in (back.find(c) for c in " \n\t") if i >= 0]
+        back = back[min(cuts) :] if cuts else ""
+    omitted = len(text) - len(front) - len(back)
+    return f"{front.rstrip()}\n[... {omitted} chars trimmed ...]\n{back.lstrip()}"
 
 
 def one_line(text: str, limit: int) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from bench.stop_bench import earlier_turns, write_agentic_turn
 from cms.errors import TranscriptError
-from cms.transcripts import claude_code, codex, jsonl, reader
+from cms.transcripts import claude_code, cleanup, codex, jsonl, reader
 
 from .builders import codex_event, codex_message, codex_meta, turn, write_jsonl
 
@@ -224,3 +224,15 @@ def test_a_codex_rollout_is_read_within_the_same_bounds(tmp_path: Path) -> None:
         assert exchange is not None
         assert (exchange.user, exchange.turn, exchange.assistant) == ("prompt 3", 3, "answer 3")
         assert exchange.extra["session_id"] == "thread-1"
+
+
+def test_a_long_text_is_cut_between_words_before_redaction_so_no_half_secret_survives() -> None:
+    secret = "ghp_" + "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4cD6"
+    key = "-----BEGIN PRIVATE KEY-----\n" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n" * 6
+    key += "-----END PRIVATE KEY-----\n"  # redacted to a short marker: the kept head shrinks
+    head = cleanup.TOOL_OUTPUT_LIMIT // 2 + cleanup._MARGIN  # where the text is cut first
+    for into in (4, 12, 20, 30):  # the first cut falls inside the token
+        text = key + "x" * (head - len(key) - into - 1) + " " + secret + " tail" * 400
+        cleaned = cleanup.clean_text(text, cleanup.TOOL_OUTPUT_LIMIT)
+        assert "PRIVATE KEY" not in cleaned
+        assert secret[:into] not in cleaned and secret[into:] not in cleaned
