@@ -1,6 +1,9 @@
-"""`cms search` with the local selector on a 5,000-fact map, against bare Python (budget 5x).
+"""`cms search` with the local selector against bare Python (DESIGN section 8 budget: 3x).
 
-Usage: python bench/search_bench.py [--facts N] [--runs N]
+Two cases: one chat map alone (`--map`, the old scope), and the whole project as the injected
+command line searches it: `--chats` chat maps of `--facts` facts each, indexed in the project
+store, plus `--observations` observations (default 20 chats x 1,000 facts + 10,000).
+Usage: python bench/search_bench.py [--facts N] [--chats N] [--observations N] [--runs N]
 """
 
 from __future__ import annotations
@@ -43,8 +46,10 @@ WORDS = [
 ]
 
 
-def build_map(path: Path, facts: int, planets: int = 50) -> None:
-    cmap = new_map("bench", "bench")
+def build_map(
+    path: Path, facts: int, planets: int = 50, session: str = "bench", project: str = "bench"
+) -> None:
+    cmap = new_map(session, project)
     per_planet = max(1, facts // planets)
     for p in range(planets):
         if p % 10 == 0:
@@ -66,20 +71,55 @@ def build_map(path: Path, facts: int, planets: int = 50) -> None:
                 max_planets=planets,
             )
     save_map(path, cmap)
-    print(f"map: {len(cmap.planets())} planets, {cmap.fact_count()} facts")
 
 
 def main() -> None:
+    import os
+
     parser = argparse.ArgumentParser()
-    parser.add_argument("--facts", type=int, default=5000)
+    parser.add_argument("--facts", type=int, default=1000, help="facts per chat")
+    parser.add_argument("--chats", type=int, default=20)
+    parser.add_argument("--observations", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "map.json"
-        build_map(path, args.facts)
-        env = bench_env({"CMS_HOME": tmp, "CMS_PROVIDER": "local"})
-        argv = [PYTHON, "-m", "cms", "search", "--map", str(path), "postgres migration timeout"]
-        compare({"cms search (local, 5,000 facts)": (argv, b"")}, env, runs=args.runs)
+        root = Path(tmp)
+        home = root / "cms-home"
+        os.environ["CMS_HOME"] = str(home)
+        from bench.hooks_bench import fill_store, make_repo
+        from cms import paths
+        from cms.map.store import load_map
+        from cms.observations.access import open_project_memory
+        from cms.observations.chatsync import rebuild_fact_index
+        from cms.project import identify_project
+
+        repo = make_repo(root)
+        project = identify_project(repo).id
+        sessions = [f"bench-chat-{n:02d}" for n in range(args.chats)]
+        for session in sessions:
+            build_map(paths.map_path(session), args.facts, session=session, project=project)
+        fill_store(repo, args.observations)
+        memory = open_project_memory(repo, create=True)
+        assert memory is not None
+        with memory:
+            count = rebuild_fact_index(memory, [load_map(paths.map_path(s)) for s in sessions])
+        print(
+            f"project: {args.chats} chats, {count} facts indexed, {args.observations} observations"
+        )
+        env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
+        query = "postgres migration timeout"
+        one_map = [PYTHON, "-m", "cms", "search", "--map", str(paths.map_path(sessions[0])), query]
+        project_wide = [PYTHON, "-m", "cms", "search", "--session", sessions[-1], query]
+        os.chdir(repo)
+        compare(
+            {
+                f"cms search --map (one chat, {args.facts:,} facts)": (one_map, b""),
+                f"cms search --session (project: {count:,} facts + "
+                f"{args.observations:,} observations)": (project_wide, b""),
+            },
+            env,
+            runs=args.runs,
+        )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import json
 import os
 
 from cms import paths
-from cms.observations.facts import FactMatch, search_facts
+from cms.observations.facts import PASSAGE, FactMatch, search_facts
 from cms.observations.recall import RecalledObservation, format_age, observation_text, recall
 
 TYPE_CHECKING = False
@@ -27,7 +27,17 @@ STATE_NAME = "injected.json"  # written by the hooks; holds the folder the chat 
 class MemoryHit:
     """One search result: a chat fact or a project observation (treat as immutable)."""
 
-    __slots__ = ("chat", "id", "label", "relevance", "source", "text", "updated_at")
+    __slots__ = (
+        "chat",
+        "id",
+        "is_passage",
+        "label",
+        "relevance",
+        "source",
+        "text",
+        "turn",
+        "updated_at",
+    )
 
     def __init__(
         self,
@@ -38,8 +48,12 @@ class MemoryHit:
         updated_at: float,
         relevance: float,
         source: str | None = None,
+        turn: int | None = None,
+        is_passage: bool = False,
     ) -> None:
         self.id = id
+        self.turn = turn
+        self.is_passage = is_passage  # the chat's own words, not an extracted fact
         self.label = label  # "Sun > Planet" for a fact, the kind for an observation
         self.text = text
         self.chat = chat
@@ -56,7 +70,9 @@ class MemoryHit:
     def to_dict(self, now: float) -> dict[str, object]:
         return {
             "id": self.id,
-            "type": "observation" if self.id.startswith("O") else "fact",
+            "type": "observation"
+            if self.id.startswith("O")
+            else ("passage" if self.is_passage else "fact"),
             "label": self.label,
             "text": self.text,
             "chat": self.chat,
@@ -71,11 +87,13 @@ def _chat_name(chat: str | None) -> str:
 
 def fact_hit(match: FactMatch) -> MemoryHit:
     fact = match.fact
-    label = fact.path + (" (archived)" if fact.archived else "")
+    passage = fact.kind == PASSAGE
+    label = fact.planet if passage else fact.path + (" (archived)" if fact.archived else "")
     source = f"{fact.session}/{fact.fact_id}"
     return MemoryHit(
-        fact.key, label, fact.text, fact.session, fact.updated_at, match.relevance, source
-    )
+        fact.key, label, fact.text, fact.session, fact.updated_at, match.relevance, source,
+        turn=fact.turn, is_passage=passage,
+    )  # fmt: skip
 
 
 def observation_hit(found: RecalledObservation) -> MemoryHit:
@@ -117,16 +135,17 @@ def chat_hits(session: str, query: str, k: int) -> list[MemoryHit]:
     patterns = term_patterns(query_terms(query))
     if not patterns:
         return []
-    times = {s.id: s.updated_at for p in cmap.planets() + cmap.archive for s in p.satellites}
+    sats = {s.id: s for p in cmap.planets() + cmap.archive for s in p.satellites}
     hits = []
     for hit in search_local(cmap, query, 3 * k):
         text = f"{hit.text} {hit.sun} {hit.planet}".casefold()
         coverage = sum(base in text and p.search(text) is not None for base, p in patterns)
         relevance = coverage / len(patterns) * (0.5 + 0.5 * hit.score / (hit.score + BM25_HALF))
         label = hit.path + (" (archived)" if hit.archived else "")
-        stamp = _iso_stamp(times.get(hit.id, ""))
+        sat = sats[hit.id]
         key, source = fact_key(session, hit.id), f"{session}/{hit.id}"
-        hits.append(MemoryHit(key, label, hit.text, session, stamp, relevance, source))
+        stamp = _iso_stamp(sat.updated_at)
+        hits.append(MemoryHit(key, label, hit.text, session, stamp, relevance, source, sat.turn))
     return hits
 
 
@@ -137,6 +156,21 @@ def _iso_stamp(iso: str) -> float:
         return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return 0.0
+
+
+def _without_repeated_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """Drop a passage that says what a fact of the same chat and turn already says."""
+    from cms.observations.subject import relation
+
+    facts = [h for h in hits if not h.is_passage]
+    return [
+        h
+        for h in hits
+        if not h.is_passage
+        or not any(
+            f.chat == h.chat and f.turn == h.turn and relation(h.text, f.text) for f in facts
+        )
+    ]
 
 
 def search_project(
@@ -153,6 +187,7 @@ def search_project(
         for m in search_facts(memory.store, query, limit=3 * k)
         if m.fact.session != session
     ]
+    facts = _without_repeated_passages(facts)
     shown = {hit.source for hit in facts}
     found = recall(memory.store, query, scope=memory.scope, limit=2 * k, touch=False)
     observations = [observation_hit(r) for r in found]

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cms import paths
 from cms.console import load_command_config, print_json
 from cms.errors import ProviderError
+
+if TYPE_CHECKING:
+    from cms.transcripts.exchange import Exchange
 
 
 def hook(
@@ -123,6 +126,7 @@ def replay(
     if map_file.exists():
         warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
         sync_project_memory(session_id, str(folder), exchanges[-1].agent if exchanges else None)
+        index_replayed(folder, session_id, exchanges)
     captured = None
     if capture and exchanges:
         queue.enqueue(
@@ -155,6 +159,20 @@ def replay(
     print(f"{accepted} ops accepted, {rejected} rejected (provider: {summary['provider']})")
     if captured is not None:
         print("observations captured" if captured else "observation capture failed (see log)")
+
+
+def index_replayed(folder: Path, session_id: str, exchanges: list[Exchange]) -> None:
+    """Index what every replayed exchange said in the project's memory (see jobs)."""
+    from cms.hooks.jobs import exchange_passages
+    from cms.observations.access import open_project_memory
+    from cms.observations.chatsync import index_exchange
+
+    memory = open_project_memory(folder, create=True)
+    if memory is None:  # pragma: no cover - create=True always opens
+        return
+    with memory:
+        for exchange in exchanges:
+            index_exchange(memory, session_id, exchange.turn, exchange_passages(exchange))
 
 
 def register(app: typer.Typer) -> None:

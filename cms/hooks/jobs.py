@@ -136,7 +136,7 @@ def run_map_update(
         provider=provider,
     )
     warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
-    indexed = sync_project_memory(session_id, _str(payload.get("cwd")), exchange.agent)
+    indexed = sync_project_memory(session_id, _str(payload.get("cwd")), exchange.agent, exchange)
     via = "local" if provider is None else getattr(provider, "name", "model")
     return (
         f"turn={exchange.turn} via={via} accepted={len(report.accepted)} "
@@ -144,9 +144,38 @@ def run_map_update(
     )
 
 
-def sync_project_memory(session_id: str, cwd: str, agent: str | None) -> tuple[int, int]:
-    """Sync the chat's map into its project's fact index and standing rules (see chatsync);
-    (0, 0) when the chat has no map or no folder."""
+PASSAGE_CHARS = 300
+TOOL_CALL_CHARS = 200
+
+
+def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
+    """What an exchange said, as (speaker, text) passages of whole sentences (at most
+    PASSAGE_CHARS each, never a word cut): the prompt, the answer and each short tool call (a command,
+    a path); questions, tool outputs and our own injected context are left out.
+    Redacted."""
+    from cms.excerpt import sentences, split_text
+    from cms.providers.local_rules import clean_text
+    from cms.transcripts.redact import redact_text
+
+    def statements(text: str) -> list[str]:  # questions are not memory, as in the map
+        kept = " ".join(s for s in sentences(clean_text(text)) if not s.endswith("?"))
+        return split_text(kept, PASSAGE_CHARS)
+
+    found = [("user", p) for p in statements(exchange.user)]
+    found += [("assistant", p) for p in statements(exchange.assistant)]
+    for tool in exchange.tools:  # a command or a path, not a long plan handed to a tool
+        call = " ".join(f"{tool.name}: {tool.input}".split())
+        if len(call) <= TOOL_CALL_CHARS:
+            found.append(("tool", call))
+    kept = dict.fromkeys((who, redact_text(text)) for who, text in found if len(text.split()) >= 3)
+    return list(kept)
+
+
+def sync_project_memory(
+    session_id: str, cwd: str, agent: str | None, exchange: Exchange | None = None
+) -> tuple[int, int]:
+    """Sync the chat's map into its project's fact index and standing rules (see chatsync),
+    and index what the exchange said; (0, 0) when the chat has no map or no folder."""
     from cms import paths
     from cms.errors import MapNotFoundError
     from cms.map.store import load_map
@@ -163,6 +192,10 @@ def sync_project_memory(session_id: str, cwd: str, agent: str | None) -> tuple[i
     if memory is None:  # pragma: no cover - create=True always opens
         return 0, 0
     with memory:
+        if exchange is not None:
+            from cms.observations.chatsync import index_exchange
+
+            index_exchange(memory, session_id, exchange.turn, exchange_passages(exchange))
         return sync_chat_memory(memory, cmap, cwd=cwd, agent=agent)
 
 

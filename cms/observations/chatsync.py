@@ -20,7 +20,7 @@ from cms.observations.capture import (
     kind_of_fact,
     observations_from_map,
 )
-from cms.observations.facts import clear_index, sync_chat
+from cms.observations.facts import clear_index, index_passages, sync_chat
 
 
 def sync_chat_memory(
@@ -46,9 +46,18 @@ def sync_chat_memory(
     return len(changed), sum(1 for o in outcomes if o.status != "duplicate")
 
 
+def index_exchange(
+    memory: ProjectMemory, session: str, turn: int, passages: list[tuple[str, str]]
+) -> int:
+    """Index the (speaker, text) passages of one turn of a chat (already redacted)."""
+    stamp = time.time()
+    return memory.store.write(lambda c: index_passages(c, session, turn, passages, now=stamp))
+
+
 def rebuild_fact_index(memory: ProjectMemory, maps: Iterable[CorrelationMap]) -> int:
     """Rebuild the project's fact index from its chat maps, oldest chat first (so that later
-    statements supersede earlier ones); returns the number of facts indexed."""
+    statements supersede earlier ones); returns the number of facts indexed. The chats' own
+    passages are not in the maps: they stay as they are."""
     ordered = sorted(maps, key=lambda m: (m.created_at, m.session_id))
     stamp = time.time()
     memory.store.write(clear_index)

@@ -25,7 +25,9 @@ FACT_COLUMNS = (
     "id, session, fact_id, sun, planet, text, kind, turn, created_at, updated_at, archived, "
     "superseded_by"
 )
-RELATED_LIMIT = 12  # in-force facts compared with each new statement
+RELATED_LIMIT = 24  # in-force facts and passages compared with each new statement
+PASSAGE = "passage"  # the kind of a row that holds a chat's own words rather than a map fact
+PASSAGE_WEIGHT = 0.8  # a passage ranks below a fact that matches as well
 SEARCH_POOL = 200  # FTS5 hits rescored per search
 BM25_HALF = 4.0
 
@@ -136,7 +138,8 @@ def sync_chat(
     stored = {
         fact_id: (row_id, text, archived)
         for row_id, fact_id, text, archived in conn.execute(
-            "SELECT id, fact_id, text, archived FROM facts WHERE session = ?", (session,)
+            "SELECT id, fact_id, text, archived FROM facts WHERE session = ? AND kind != ?",
+            (session, PASSAGE),
         )
     }
     guess = kind_of if callable(kind_of) else (lambda _text: "other")
@@ -181,14 +184,40 @@ def sync_chat(
     return changed
 
 
+def index_passages(
+    conn: sqlite3.Connection,
+    session: str,
+    turn: int,
+    passages: list[tuple[str, str]],
+    *,
+    now: float,
+) -> int:
+    """Index what was said in one turn of a chat, as (speaker, text) passages, so that a later
+    chat finds it even when no fact was extracted; a turn indexed again replaces its passages.
+    Passages never supersede anything; a later fact of the same subject supersedes them. Their
+    time is in whole seconds, as map times are, so that order decides within one second."""
+    stamp = float(int(now))
+    conn.execute(
+        "DELETE FROM facts WHERE session = ? AND kind = ? AND fact_id LIKE ?",
+        (session, PASSAGE, f"T{turn}.%"),
+    )
+    for n, (speaker, text) in enumerate(passages, start=1):
+        conn.execute(
+            "INSERT INTO facts (session, fact_id, sun, planet, text, kind, turn, created_at, "
+            "updated_at) VALUES (?, ?, 'chat', ?, ?, ?, ?, ?, ?)",
+            (session, f"T{turn}.{n}", f"turn {turn}, {speaker}", text, PASSAGE, turn, stamp, stamp),
+        )
+    return len(passages)
+
+
 def _fact(conn: sqlite3.Connection, row_id: int) -> IndexedFact | None:
     row = conn.execute(f"SELECT {FACT_COLUMNS} FROM facts WHERE id = ?", (row_id,)).fetchone()
     return None if row is None else IndexedFact(row)
 
 
 def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
-    """Mark the in-force facts that the fact row_id restates or changes (same subject, said
-    earlier) as superseded by it; returns their ids."""
+    """Mark the in-force facts and passages that the fact row_id restates or changes (same
+    subject, said earlier) as superseded by it; returns their ids."""
     new = _fact(conn, row_id)
     if new is None:
         return []
@@ -267,6 +296,8 @@ def search_facts(
         relevance = coverage * (0.5 + 0.5 * strength / (strength + BM25_HALF))
         if fact.archived:
             relevance *= 0.9
+        if fact.kind == PASSAGE:
+            relevance *= PASSAGE_WEIGHT
         matches.append(FactMatch(fact, relevance))
     matches.sort(key=lambda m: (-m.relevance, -m.fact.updated_at, m.fact.id))
     return matches[:limit]
@@ -312,5 +343,5 @@ def superseded_chain(store: ObservationStore, fact: IndexedFact) -> list[Indexed
 
 
 def clear_index(conn: sqlite3.Connection) -> None:
-    """Empty the fact index (before a rebuild from the maps)."""
-    conn.execute("DELETE FROM facts")
+    """Empty the fact index of map facts (before a rebuild from the maps)."""
+    conn.execute("DELETE FROM facts WHERE kind != ?", (PASSAGE,))
