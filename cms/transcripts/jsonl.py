@@ -71,17 +71,18 @@ def open_transcript(path: StrPath) -> BinaryIO:
 
 
 def _lines_back(
-    handle: BinaryIO, end: int, stop: int = 0, floor: int = 0
+    handle: BinaryIO, end: int, stop: int = 0, floor: int = 0, *, complete: bool = True
 ) -> Iterator[tuple[int, bytes | None]]:
     """(start offset, line) for every line ending after byte `stop`, last first, from byte `end`
     (a line end or the file's end) back; `floor` is a known line start at or before `stop`.
+    With `complete` false the line that straddles `stop` is left out instead of read whole.
     A line longer than MAX_LINE comes as None and is never held whole. Each byte is read once
     and copied at most twice, so the cost is linear in the bytes walked."""
     pos = end
     pending: list[bytes] = []  # fragments of the line being walked, latest first
     pending_len = 0
     overlong = False
-    while pos > floor and (pos > stop or (pending_len and not overlong)):
+    while pos > floor and (pos > stop or (complete and pending_len and not overlong)):
         step = min(_BLOCK, pos - floor)
         pos -= step
         handle.seek(pos)
@@ -110,7 +111,7 @@ def _lines_back(
                 pending, overlong = [], True
             else:
                 pending.append(block[:cut])
-    if pos == floor and (pending_len or overlong):
+    if pos == floor and (pending_len or overlong) and (complete or floor >= stop):
         yield floor, None if overlong else b"".join(reversed(pending))
 
 
@@ -240,7 +241,10 @@ def find_turn(
             kept: list[bytes] = []
             kept_from = size
             turn.end = size
-            for start, line in _lines_back(handle, size, stop, seen if seen <= stop else 0):
+            walk = _lines_back(  # a line that straddles `stop` before `seen` was looked at
+                handle, size, stop, seen if seen <= stop else 0, complete=not warm or seen < stop
+            )
+            for start, line in walk:
                 if start >= size - window or not kept:
                     if not kept and start + len(line or b"") == size and size and line:
                         turn.end = start  # the last line has no newline yet: may be half written
