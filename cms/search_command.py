@@ -22,6 +22,13 @@ from cms.map.store import load_map
 from cms.search import FactHit, search_local, search_with_selector
 
 MAX_K = 50
+MODEL_POOL = 30  # project hits a model selector chooses from
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cms.config import Config
+    from cms.observations.access import ProjectMemory
+    from cms.project_search import MemoryHit
 
 
 def select_facts(cmap: CorrelationMap, query: str, k: int) -> tuple[list[FactHit], str]:
@@ -60,21 +67,22 @@ def print_project_search(
     topic path or kind, chat and age; the given chat's first. The project is the one the chat
     runs in (as its hooks recorded it), else the one of the current folder."""
     from cms.observations.access import open_project_memory
-    from cms.project_search import chat_folder, search_project
+    from cms.project_search import chat_folder
 
+    config = load_command_config()  # a broken cms.toml is one clear error here too
     folder = cwd or chat_folder(session) or os.getcwd()
     memory = open_project_memory(folder, create=False)
     if memory is None:
-        hits = search_project(None, query, k=k, session=session)
+        hits, selector = _select_hits(config, None, query, k, session)
     else:
         with memory:
-            hits = search_project(memory, query, k=k, session=session)
+            hits, selector = _select_hits(config, memory, query, k, session)
     now = time.time()
     if as_json:
         print_json(
             {
                 "query": query,
-                "selector": "local",
+                "selector": selector,
                 "project": None if memory is None else memory.project.id,
                 "results": [h.to_dict(now) for h in hits],
             }
@@ -84,6 +92,28 @@ def print_project_search(
         print(f"no stored fact or observation of this project matches {query!r}")
     for hit in hits:
         print(hit.render(now, session))
+
+
+def _select_hits(
+    config: Config, memory: ProjectMemory | None, query: str, k: int, session: str | None
+) -> tuple[list[MemoryHit], str]:
+    """The local ranking, or a model's pick among its best MODEL_POOL when a model selector is
+    configured (any failure falls back to the local ranking)."""
+    from cms.project_search import search_project
+    from cms.providers.select import make_search_selector
+
+    project = memory.project.id if memory is not None else ""
+    selector = make_search_selector(config, project=project)
+    if selector is None:
+        return search_project(memory, query, k=k, session=session), "local"
+    pool = search_project(memory, query, k=max(k, MODEL_POOL), session=session)
+    lines = [f"{n}. [{h.label}] {h.text}" for n, h in enumerate(pool, start=1)]
+    try:
+        picked = selector(query, lines, k) if pool else []
+    except CmsError:
+        picked = []
+    hits = [pool[i] for i in dict.fromkeys(picked) if 0 <= i < len(pool)][:k]
+    return (hits, "model") if hits else (pool[:k], "local")
 
 
 def print_search(

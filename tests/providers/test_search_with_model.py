@@ -76,3 +76,55 @@ def test_cms_search_prints_stored_texts_and_falls_back_to_local(
     report = json.loads(result.stdout)
     assert report["selector"] == selector
     assert [f["text"] for f in report["facts"]] == ["The usage database runs in WAL mode"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("answer", "selector"), [("1", "model"), ("garbage!", "local")])
+def test_project_search_lets_the_model_pick_among_the_projects_hits(
+    tmp_path: Path, answer: str, selector: str
+) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    project.mkdir()
+    chat = home / "chats" / "chat-1" / "map.json"
+    ops = tmp_path / "ops.json"
+    ops.write_text(json.dumps(OPS), encoding="utf-8")
+    assert (
+        _cms("ops", "apply", "--map", str(chat), str(ops), env={"CMS_HOME": str(home)}).returncode
+        == 0
+    )
+    with FakeAnthropicServer(default=answer) as server:
+        env = {
+            "CMS_HOME": str(home),
+            "CMS_PROVIDER": "anthropic",
+            "ANTHROPIC_API_KEY": "sk-ant-test",
+            "ANTHROPIC_BASE_URL": server.url,
+        }
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "cms",
+                "search",
+                "--session",
+                "chat-1",
+                "usage",
+                "-k",
+                "1",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO), **env),
+            cwd=project,
+            timeout=180,
+            check=False,
+        )
+        assert len(server.message_requests) == 1
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["selector"] == selector
+    assert [r["text"] for r in report["results"]][0] in {
+        "Token usage lives in usage.sqlite3 under CMS_HOME",
+        "The usage database runs in WAL mode",
+    }
