@@ -29,6 +29,7 @@ from cms.observations.store import (
     title_key,
 )
 from cms.observations.subject import CHANGED, SAME, relation, values_of
+from cms.observations.wording import is_courtesy, is_firm, is_rule
 from cms.transcripts.redact import redact_text
 
 if TYPE_CHECKING:
@@ -324,14 +325,6 @@ def files_in(text: str) -> list[str]:
 
 
 _NOT_MEMORY = re.compile(r"^(?:open question|task|question)\s*:", re.I)
-_USER_RULE = re.compile(
-    r"\b(?:i want you to|i'd like you to|i would like you to|please (?:always|never|make sure|use|"
-    r"avoid)|from now on|going forward|moving forward|make sure (?:to|you)|remember to|"
-    r"we (?:always|never)|our (?:convention|rule|standard|practice)|must|mustn't|"
-    r"do not|don't)\b",
-    re.I,
-)
-_FIRM = re.compile(r"\b(?:always|never|must|from now on|no longer|instead of)\b", re.I)
 _CAUSE = re.compile(
     r"\b(?:root cause|caused by|because|the fix|fixed by|resolved by|was causing)\b", re.I
 )
@@ -342,13 +335,18 @@ def is_memory(text: str) -> bool:
     """Whether a fact is worth keeping as project memory: never a question, a request or a task
     (a request is the chat's current task, not knowledge for later chats)."""
     flat = text.strip()
-    return bool(flat) and not flat.endswith("?") and not _NOT_MEMORY.match(flat)
+    return (
+        bool(flat)
+        and not flat.endswith("?")
+        and not _NOT_MEMORY.match(flat)
+        and not is_courtesy(flat)
+    )
 
 
 def kind_of_fact(text: str) -> str:
     """The observation kind of one fact, from evidence in its wording: a user's standing rule is
     a preference, a made choice a decision, a problem with its cause or fix a bugfix, ..."""
-    if _USER_RULE.search(text) and not _CAUSE.search(text):
+    if is_rule(text) and not _CAUSE.search(text):
         return "decision" if guess_kind(text) == "decision" else "preference"
     kind = guess_kind(text)
     if kind == "bugfix" and not _CAUSE.search(text) and not re.search(r"\bfix", text, re.I):
@@ -357,11 +355,13 @@ def kind_of_fact(text: str) -> str:
 
 
 def importance_of_fact(text: str, kind: str, mass: int = 1, archived: bool = False) -> int:
-    """1-5 from the same evidence: an explicit rule outranks a remark; a subtopic the talk kept
-    coming back to (mass) adds one; archived facts lose one."""
-    base = {"preference": 4, "decision": 4, "bugfix": 4, "command": 3, "learning": 3}.get(kind, 2)
-    if kind in STANDING_KINDS and _FIRM.search(text):
-        base += 1
+    """1-5 from the same evidence: an explicit rule outranks a remark, a rule that names its
+    value (a literal, a tool, a version) outranks a vague one; a subtopic the talk kept coming
+    back to (mass) adds one; archived facts lose one."""
+    base = {"preference": 3, "decision": 3, "bugfix": 4, "command": 3, "learning": 3}.get(kind, 2)
+    if kind in STANDING_KINDS:
+        base += is_firm(text) or is_rule(text)
+        base += bool(values_of(text) - {"not"})
     if mass >= 4:
         base += 1
     if archived:

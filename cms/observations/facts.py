@@ -8,12 +8,11 @@ caller's store transactions.
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 
-from cms.observations.recall import match_expression, query_terms, term_patterns
+from cms.observations.recall import query_terms, term_patterns, term_weights
 from cms.observations.store import ObservationStore
-from cms.observations.subject import SAME, is_poorer, relation
+from cms.observations.subject import SAME, is_poorer, relation, subject_words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,7 +24,7 @@ FACT_COLUMNS = (
     "id, session, fact_id, sun, planet, text, kind, turn, created_at, updated_at, archived, "
     "superseded_by"
 )
-RELATED_LIMIT = 24  # in-force facts and passages compared with each new statement
+RELATED_LIMIT = 40  # in-force facts and passages compared with each new statement
 PASSAGE = "passage"  # the kind of a row that holds a chat's own words rather than a map fact
 PASSAGE_WEIGHT = 0.8  # a passage ranks below a fact that matches as well
 SEARCH_POOL = 200  # FTS5 hits rescored per search
@@ -221,9 +220,10 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
     new = _fact(conn, row_id)
     if new is None:
         return []
-    expr = match_expression(new.text)
-    if expr is None:
+    words = subject_words(new.text)
+    if not words:
         return []
+    expr = " OR ".join(f'"{w}"' for w in words[:24])
     rows = conn.execute(
         f"SELECT {', '.join('f.' + c.strip() for c in FACT_COLUMNS.split(','))} FROM facts f "
         "JOIN (SELECT rowid AS id, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts "
@@ -284,10 +284,7 @@ def search_facts(
     texts = [f"{f.text} {f.sun} {f.planet}".casefold() for f, _ in found]
     patterns = term_patterns(terms)
     present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
-    weights = [
-        math.log(1 + (len(found) + 1) / (1 + sum(row[i] for row in present)))
-        for i in range(len(patterns))
-    ]
+    weights = term_weights(present, len(patterns))
     total = sum(weights) or 1.0
     matches = []
     for (fact, bm25), row in zip(found, present, strict=True):

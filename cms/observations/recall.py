@@ -152,6 +152,19 @@ def _text_of(obs: Observation) -> str:
     return f"{obs.title}\n{obs.body}\n{' '.join(obs.files)}".casefold()
 
 
+def term_weights(present: Sequence[Sequence[bool]], terms: int) -> list[float]:
+    """Per query term, its rarity among the hits: log(1 + (N + 1) / (1 + n_t)). A term that no
+    hit holds gets the mean weight of those some hit holds: the word the asker chose ("suffix")
+    may simply not be the word the memory used ("end with"), so it lowers every coverage a
+    little instead of capping it."""
+    count = len(present)
+    held = [sum(row[i] for row in present) for i in range(terms)]
+    weights = [math.log(1 + (count + 1) / (1 + n)) for n in held]
+    seen = [w for w, n in zip(weights, held, strict=True) if n]
+    fallback = sum(seen) / len(seen) if seen else 1.0
+    return [w if n else fallback for w, n in zip(weights, held, strict=True)]
+
+
 def score_hits(
     hits: Sequence[tuple[Observation, float]],
     terms: Sequence[str],
@@ -162,18 +175,14 @@ def score_hits(
 
     relevance = coverage * (0.5 + 0.5 * strength), where strength = s / (s + BM25_HALF) with
     s = -bm25, and coverage is the share of query terms the observation holds, each term
-    weighted by its rarity among the hits (log(1 + (N + 1) / (1 + n_t))).
+    weighted by its rarity among the hits (see term_weights).
     score = relevance * (0.8 + 0.1 * importance' + 0.1 * recency), times DATE_DAMPING when the
     query names dates and the observation was captured outside all of them.
     """
     patterns = term_patterns(terms)
     texts = [_text_of(obs) for obs, _ in hits]
     present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
-    count = len(hits)
-    weights = [
-        math.log(1 + (count + 1) / (1 + sum(row[i] for row in present)))
-        for i in range(len(patterns))
-    ]
+    weights = term_weights(present, len(patterns))
     total = sum(weights) or 1.0
     scored = []
     for (obs, bm25), row in zip(hits, present, strict=True):
@@ -426,10 +435,13 @@ def format_age(seconds: float) -> str:
 
 
 def observation_text(obs: Observation, limit: int | None = None) -> str:
-    """Title, then body when it adds to it; over limit, the title and the body's first whole
-    sentence (never a word cut: `cms get` prints the rest)."""
+    """Title, then body when it adds to it (a chat's fact: the fact alone, its title is only
+    its topic); over limit, the title and the body's first whole sentence (never a word cut:
+    `cms get` prints the rest)."""
     title = " ".join(obs.title.split())
     body = " ".join(obs.body.split())
+    if obs.source and body:
+        return body
     if not body or body.casefold() == title.casefold():
         return title
     text = f"{title} \u2014 {body}"

@@ -24,6 +24,7 @@ _CUE_WORDS = frozenset(
     update updated new old instead okay ok right well now currently just really
     """.split()
 )
+_CLITICS = frozenset(["ll", "ve", "re"])  # what is left of "I'll", "we've", "you're"
 # Words that state an aspect of their own: two rules that differ by one of these govern
 # different things ("start names with x_" and "end names with _y" both stay in force).
 _ASPECT_WORDS = frozenset(
@@ -41,7 +42,9 @@ _CHANGE_CUE = re.compile(
 _NEGATION = re.compile(
     r"\b(?:never|don'?t|do not|doesn'?t|does not|no longer|not|avoid|stop|without)\b", re.I
 )
-_QUOTED = re.compile(r"'([^'\s][^']{0,60})'|\"([^\"]{1,60})\"|`([^`]{1,80})`")
+_QUOTED = re.compile(  # a quote is not an apostrophe: no letter before it opens or after it closes
+    r"(?<!\w)'([^'\s][^']{0,60}?)'(?!\w)|(?<!\w)\"([^\"]{1,60}?)\"(?!\w)|`([^`]{1,80})`"
+)
 _TOKEN = re.compile(r"@?[\w][\w.+#/:-]*")
 _WORD = re.compile(r"[^\W\d_]+")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)([A-Z][a-z]+)")
@@ -92,10 +95,24 @@ def frame_of(text: str) -> frozenset[str]:
         if not token or _is_value_token(token):
             continue
         for word in _WORD.findall(token.lower()):
-            if len(word) < 2 or word in STOPWORDS or word in _CUE_WORDS:
+            if len(word) < 2 or word in STOPWORDS or word in _CUE_WORDS or word in _CLITICS:
                 continue
             terms.add(stem(word))
     return frozenset(terms)
+
+
+def subject_words(text: str) -> list[str]:
+    """The words to look a statement's subject up by (its frame and values, unstemmed, in
+    order): what finds the earlier statements it may restate or change."""
+    words: list[str] = []
+    for token in _TOKEN.findall(_QUOTED.sub(" ", text)):
+        for word in _WORD.findall(token.lower()):
+            if len(word) > 1 and word not in STOPWORDS and word not in _CUE_WORDS:
+                words.append(word)
+    for match in _QUOTED.finditer(text):
+        literal = next(g for g in match.groups() if g is not None)
+        words += _WORD.findall(literal.lower())
+    return list(dict.fromkeys(words))
 
 
 def has_change_cue(text: str) -> bool:
@@ -112,7 +129,7 @@ def relation(newer: str, older: str) -> str | None:
     the later one names a value the earlier did not (a new version, prefix, tool or a negation).
 
     Same subject: one frame holds the other, they share at least two words and at least half of
-    the larger frame, and they do not differ by an aspect word (start/end, prefix/suffix, ...).
+    the larger frame, and they do not name different aspects (start/end, prefix/suffix, ...).
     A change cue in the newer statement ("from now on", "instead of") allows extra words on the
     older side (a reason, say), down to one shared word when the newer frame lies inside it.
     """
@@ -123,8 +140,9 @@ def relation(newer: str, older: str) -> str | None:
     contained = fn <= fo or fo <= fn
     if not contained:
         return None
-    if (fn ^ fo) & _ASPECT_STEMS:
-        return None
+    aspects_new, aspects_old = fn & _ASPECT_STEMS, fo & _ASPECT_STEMS
+    if aspects_new and aspects_old and not aspects_new & aspects_old:
+        return None  # "start names with x_" and "end names with _y": two rules
     cue = has_change_cue(newer)
     if len(shared) < 2 and not (shared and fn <= fo and cue):
         return None

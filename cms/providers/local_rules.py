@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from cms.map.model import MAX_FACT
+from cms.observations.wording import is_courtesy, is_general, is_rule
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
 
@@ -75,7 +76,8 @@ _LEAD = re.compile(
     r"yeah|well|now|also|actually|anyway|right|ah|oh|hmm|got it|sounds good|thanks|thank you|"
     r"done|update|change of plan|note|fyi|by the way|btw|important|i see(?: the (?:issue|problem)| now)?|"
     r"firstly|secondly|thirdly|lastly|additionally|moreover|furthermore|one more thing|"
-    r"another thing|on (?:a|another) note"
+    r"another thing|on (?:a|another) note|absolutely|understood|of course|certainly|definitely|"
+    r"indeed|exactly"
     r")(?:[,!.:;]+\s*|\s+[-\u2013\u2014]\s+|\s+))+",
     re.I,
 )
@@ -313,17 +315,6 @@ _FILLER = re.compile(
     r"makes sense|good job|well done|nice work)\b",
     re.I,
 )
-_RULE = re.compile(
-    r"\b(?:from now on|going forward|moving forward|from here on|as a rule|by convention|"
-    r"(?:our|the|this) (?:naming )?convention|we follow|whenever|every time)\b",
-    re.I,
-)
-_WISH = re.compile(
-    r"^(?:i want you to|i'd like you to|i would like you to|make sure (?:to|you)|remember to|"
-    r"be sure to|please)\b",
-    re.I,
-)
-_GENERAL = re.compile(r"\b(?:always|never|all|every|each|any|whenever)\b", re.I)
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
 _OFFER = re.compile(
@@ -399,9 +390,7 @@ def _classify(unit: _Unit) -> str | None:
         return "decision"
     if source == "user" and _PLAN.search(low):
         return "decision"
-    if source == "user" and (
-        _RULE.search(low) or ((_WISH.match(low) or _TASK.match(low)) and _GENERAL.search(low))
-    ):
+    if source == "user" and (is_rule(unit.raw) or (_TASK.match(low) and is_general(low))):
         return "preference"  # a standing wish, with or without a cue word
     if _PROPOSAL.match(low):
         return "proposal"
@@ -478,7 +467,7 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             continue
         text = _unlead(unit.text, code_first=unit.raw.lstrip("-*+ ").startswith("`"))
         size = len(tokenize(text))
-        if size < 2 or _FILLER.match(text):
+        if size < 2 or _FILLER.match(text) or is_courtesy(unit.text):
             continue
         kind: str | None
         if text.endswith("?"):  # a question or an offer is never memory; its answer may be

@@ -124,7 +124,7 @@ def test_project_search_lets_the_model_pick_among_the_projects_hits(
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["selector"] == selector
-    assert [r["text"] for r in report["results"]][0] in {
+    assert next(r["text"] for r in report["results"]) in {
         "Token usage lives in usage.sqlite3 under CMS_HOME",
         "The usage database runs in WAL mode",
     }

@@ -1,0 +1,59 @@
+"""What the wording of a statement says about it: a standing rule, a firm one, mere courtesy.
+
+The one place for these cues, shared by the local extractor (which sentences become facts) and
+capture (which kind and importance a fact gets). Pure regular expressions on text; standard
+library only, cheap to import.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A rule stated for the future, with or without an imperative.
+_RULE_CUE = re.compile(
+    r"\b(?:from now on|going forward|moving forward|from here on|as a rule|by convention|"
+    r"(?:our|the|this|a|another|new)(?: \w+)? (?:naming )?(?:convention|standard|guideline)|"
+    r"we follow|whenever|every time|i (?:want|need|would like|'d like) you to|"
+    r"make sure (?:to|you)|remember to|be sure to|please (?:always|never)|must|mustn't)\b",
+    re.I,
+)
+_GENERAL = re.compile(r"\b(?:always|never|all|every|each|any|whenever)\b", re.I)
+_RULE_NOUN = re.compile(r"\b(?:convention|standard|guideline|rule|practice|policy)s?\b", re.I)
+_LITERAL = re.compile(
+    r"(?<!\w)'[^'\s][^']{0,40}?'(?!\w)|(?<!\w)\"[^\"]{1,40}?\"(?!\w)|`[^`]{1,60}`"
+)
+_WISH = re.compile(r"^(?:i want you to|i'd like you to|i would like you to|please)\b", re.I)
+_FIRM = re.compile(
+    r"\b(?:always|never|must|from now on|going forward|no longer|instead of)\b", re.I
+)
+_COURTESY = re.compile(
+    r"\b(?:(?:don'?t|do not|never) hesitate|feel free to|reach out|let me know|keep up the|"
+    r"(?:my|the) door is (?:always )?open|(?:thank you|thanks) for|i appreciate|glad to hear|"
+    r"happy to help|good luck|you'?re welcome|looking forward to)\b",
+    re.I,
+)
+
+
+def is_rule(text: str) -> bool:
+    """Whether a statement lays down how things are to be done from now on: a cue ("from now
+    on", "I want you to", "our convention"), a wish with a generaliser ("please always"), or a
+    literal value with a rule word or a generaliser ("end all method names with '_x'")."""
+    if _COURTESY.search(text):
+        return False
+    if _RULE_CUE.search(text) or (_WISH.search(text) and _GENERAL.search(text)):
+        return True
+    return bool(_LITERAL.search(text) and (_RULE_NOUN.search(text) or _GENERAL.search(text)))
+
+
+def is_general(text: str) -> bool:
+    return bool(_GENERAL.search(text))
+
+
+def is_firm(text: str) -> bool:
+    """Always, never, must, from now on, instead of: a rule meant to hold."""
+    return bool(_FIRM.search(text))
+
+
+def is_courtesy(text: str) -> bool:
+    """Politeness that states nothing to remember ("don't hesitate to reach out")."""
+    return bool(_COURTESY.search(text))
