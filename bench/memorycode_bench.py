@@ -8,7 +8,7 @@ grows exchange by exchange with the Stop hook after each answer and SessionEnd a
 (`--via replay`, about three times faster). cms runs as a black box: the hook protocol and the
 CLI, local provider, CMS_SYNC=1.
 
-After the last session, every instruction in force (a pivot's highest version) gets a new chat:
+After the last session, every instruction in force (a pivot's version given last) gets a new chat:
 SessionStart (startup), then a topical prompt made from the instruction's wording by a few
 general rules, never revealing its value ("always start function argument names with 'e_'" ->
 "What prefix should I use for function argument names?"). Measured per instruction:
@@ -93,7 +93,9 @@ def exchanges(text: str, mentor: str, mentee: str) -> list[Exchange]:
 
 def instruction_versions(dialogue: dict[str, Any]) -> dict[int, dict[int, str]]:
     """{pivot: {version: instruction text}} from the top-level `instructions` list and the
-    `instruction-*` entries of each session's type/topic, in order."""
+    `instruction-*` entries of each session's type/topic, in the order they were given: the
+    last one is in force. (Version numbers name variants, not their order: the final
+    session's `history_regex` follows the last one given, not the highest number.)"""
     pivots: dict[int, dict[int, str]] = {}
     for session, pairs in zip(dialogue["sessions"], dialogue["instructions"], strict=False):
         if not isinstance(pairs, list):
@@ -105,8 +107,15 @@ def instruction_versions(dialogue: dict[str, Any]) -> dict[int, dict[int, str]]:
             if kind.startswith("instruction-")
         ]
         for text, (pivot, version) in zip(texts, pairs, strict=False):
-            pivots.setdefault(int(pivot), {})[int(version)] = text
+            versions = pivots.setdefault(int(pivot), {})
+            versions.pop(int(version), None)  # given again: it moves to the end
+            versions[int(version)] = text
     return pivots
+
+
+def last(versions: dict[int, str]) -> int:
+    """The version given last (in force)."""
+    return list(versions)[-1]
 
 
 # ----------------------------------------------------------------------------- values
@@ -245,19 +254,19 @@ def run_dialogue(path: Path, via: str, keep: bool) -> dict[str, Any]:
         project.drain()
 
         pivots = instruction_versions(dialogue)
-        in_force = {pivot: versions[max(versions)] for pivot, versions in pivots.items()}
+        in_force = {pivot: versions[last(versions)] for pivot, versions in pivots.items()}
         current_values = {v for text in in_force.values() for v, _ in values(text)}
         bm25 = BM25(raw)
         rows = []
         for pivot, versions in pivots.items():
-            latest = versions[max(versions)]
+            latest = versions[last(versions)]
             latest_values = values(latest)
             value, sensitive = latest_values[0]
             latest_set = {v for v, _ in latest_values}
             old = [
                 (v, s)
                 for version, text in versions.items()
-                if version != max(versions)
+                if version != last(versions)
                 for v, s in values(text)
                 if v not in latest_set and v not in current_values
             ]
