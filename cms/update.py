@@ -8,6 +8,7 @@ Each exchange is applied once: its key (agent and last transcript record) is kep
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from cms.map.ops import ApplyReport, apply_answer
 from cms.map.render import render_full
 from cms.map.store import edit_map, load_map, write_atomically
 from cms.providers.base import ModelProvider
+from cms.supersede import split_supersede
 from cms.transcripts.cleanup import LAST_RECORD
 from cms.transcripts.exchange import Exchange
 
@@ -126,8 +128,13 @@ def update_chat_map(
     session_id: str,
     project: str,
     provider: ModelProvider | None,
+    earlier: Mapping[str, str] | None = None,
+    retire: Callable[[list[str]], None] | None = None,
 ) -> ApplyReport:
     """Update the map at path from one exchange; raise CmsError when nothing could be applied.
+
+    earlier ({id: text}) are related items in force from earlier chats, shown to a model, which
+    may supersede them by id (cms.supersede); retire is called with the accepted ids.
 
     With provider None (or the daily budget spent) the local extractor proposes the ops. A model
     answer whose every op is rejected (or that is not `{"ops": [...]}`) is asked for once more,
@@ -156,16 +163,30 @@ def update_chat_map(
 
     exchange_text = exchange.render(EXCHANGE_CHARS)
 
+    offered = dict(earlier or {})
+    retired: list[str] = []
+
     def ask(reasons: list[str] | None) -> Any:
         map_view = render_full(_current_map(path, session_id, project))
-        return ask_for_ops(
+        answer = ask_for_ops(
             provider,
             config,
             map_view=map_view,
             exchange_text=exchange_text,
             reasons=reasons,
             project=project,
+            earlier=offered,
         )
+        answer, accepted, rejected = split_supersede(answer, offered)
+        for reason in rejected:
+            log_event("warning", "op_rejected", reason, session=session_id)
+        retired[:] = accepted
+        return answer
+
+    def done(report: ApplyReport) -> ApplyReport:
+        if retired and retire is not None:
+            retire(list(retired))
+        return report
 
     try:
         answer = ask(None)
@@ -174,11 +195,11 @@ def update_chat_map(
     try:
         report = apply(answer)
         if not report.all_rejected:
-            return report
+            return done(report)
         reasons = report.reasons()
     except OpsError as exc:
         reasons = [str(exc)]
     log_event(
         "info", "update_retry", f"answer rejected; asking again: {reasons[0]}", session=session_id
     )
-    return apply(ask(reasons))
+    return done(apply(ask(reasons)))

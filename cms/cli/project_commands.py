@@ -103,6 +103,9 @@ def _state(superseded_by: int | str | None, archived: bool, prefix: str = "") ->
 
 def _fact_item(memory: ProjectMemory, fact: IndexedFact) -> dict[str, Any]:
     newer = fact_by_id(memory.store, fact.superseded_by) if fact.superseded_by else None
+    state = _state(newer.key if newer else None, fact.archived)
+    if fact.superseded_by == 0:
+        state = "retracted by a later chat"
     return {
         "id": fact.key,
         "type": "fact",
@@ -113,7 +116,7 @@ def _fact_item(memory: ProjectMemory, fact: IndexedFact) -> dict[str, Any]:
         "turn": fact.turn,
         "created": _when(fact.created_at),
         "updated": _when(fact.updated_at),
-        "state": _state(newer.key if newer else None, fact.archived),
+        "state": state,
         "history": [
             {"id": f.key, "text": f.text, "updated": _when(f.updated_at)}
             for f in superseded_chain(memory.store, fact)

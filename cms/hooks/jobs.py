@@ -127,6 +127,8 @@ def run_map_update(
         from cms.providers.select import make_provider
 
         provider = make_provider(config)
+    cwd = _str(payload.get("cwd"))
+    retired: list[str] = []
     report = update_chat_map(
         paths.map_path(session_id),
         exchange,
@@ -134,14 +136,31 @@ def run_map_update(
         session_id=session_id,
         project=_str(payload.get("project")),
         provider=provider,
+        earlier=earlier_items(session_id, cwd, exchange) if provider is not None else None,
+        retire=retired.extend,
     )
     warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
-    indexed = sync_project_memory(session_id, _str(payload.get("cwd")), exchange.agent, exchange)
+    facts, promoted, marked = sync_project_memory(
+        session_id, cwd, exchange.agent, exchange, retired
+    )
     via = "local" if provider is None else getattr(provider, "name", "model")
     return (
         f"turn={exchange.turn} via={via} accepted={len(report.accepted)} "
-        f"rejected={len(report.rejected)} indexed={indexed[0]} promoted={indexed[1]}"
+        f"rejected={len(report.rejected)} indexed={facts} promoted={promoted} superseded={marked}"
     )
+
+
+def earlier_items(session_id: str, cwd: str, exchange: Exchange) -> dict[str, str]:
+    """The related items in force from the project's earlier chats, offered to the update
+    model to supersede ({} without a project store)."""
+    from cms.observations.access import open_project_memory
+    from cms.observations.chatsync import related_in_force
+
+    memory = open_project_memory(cwd, create=False) if cwd else None
+    if memory is None:
+        return {}
+    with memory:
+        return related_in_force(memory, session_id, f"{exchange.user}\n{exchange.assistant}")
 
 
 PASSAGE_CHARS = 300
@@ -172,10 +191,15 @@ def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
 
 
 def sync_project_memory(
-    session_id: str, cwd: str, agent: str | None, exchange: Exchange | None = None
-) -> tuple[int, int]:
+    session_id: str,
+    cwd: str,
+    agent: str | None,
+    exchange: Exchange | None = None,
+    retired: list[str] | None = None,
+) -> tuple[int, int, int]:
     """Sync the chat's map into its project's fact index and standing rules (see chatsync),
-    and index what the exchange said; (0, 0) when the chat has no map or no folder."""
+    index what the exchange said and mark the earlier items the update model superseded;
+    (facts new or changed, observations stored, items marked), zeros without a map or folder."""
     from cms import paths
     from cms.errors import MapNotFoundError
     from cms.map.store import load_map
@@ -183,20 +207,26 @@ def sync_project_memory(
     from cms.observations.chatsync import sync_chat_memory
 
     if not cwd:
-        return 0, 0
+        return 0, 0, 0
     try:
         cmap = load_map(paths.map_path(session_id))
     except MapNotFoundError:
-        return 0, 0
+        return 0, 0, 0
     memory = open_project_memory(cwd, create=True)
     if memory is None:  # pragma: no cover - create=True always opens
-        return 0, 0
+        return 0, 0, 0
     with memory:
         if exchange is not None:
             from cms.observations.chatsync import index_exchange
 
             index_exchange(memory, session_id, exchange.turn, exchange_passages(exchange))
-        return sync_chat_memory(memory, cmap, cwd=cwd, agent=agent)
+        result = sync_chat_memory(memory, cmap, cwd=cwd, agent=agent)
+        marked = 0
+        if retired:
+            from cms.observations.chatsync import retire_items
+
+            marked = retire_items(memory, retired, result)
+        return len(result.facts), len(result.observations), marked
 
 
 def session_text(session_id: str, transcript: str | None) -> str:

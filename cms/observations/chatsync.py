@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from cms.map.model import CorrelationMap
 from cms.observations.access import ProjectMemory
@@ -23,6 +24,16 @@ from cms.observations.capture import (
 from cms.observations.facts import clear_index, index_passages, sync_chat
 
 
+class SyncResult:
+    """What one sync did: the fact rows new or changed, the observations stored (ids)."""
+
+    __slots__ = ("facts", "observations")
+
+    def __init__(self, facts: list[int], observations: list[int]) -> None:
+        self.facts = facts
+        self.observations = observations
+
+
 def sync_chat_memory(
     memory: ProjectMemory,
     cmap: CorrelationMap,
@@ -30,20 +41,78 @@ def sync_chat_memory(
     cwd: str | Path | None,
     agent: str | None = None,
     now: float | None = None,
-) -> tuple[int, int]:
-    """Sync one chat map into the project's fact index and promote its new standing facts;
-    returns (facts new or changed, observations stored)."""
+) -> SyncResult:
+    """Sync one chat map into the project's fact index and promote its new standing facts."""
     stamp = time.time() if now is None else now
     changed = memory.store.write(lambda c: sync_chat(c, cmap, kind_of=kind_of_fact, now=stamp))
     if not changed:
-        return 0, 0
+        return SyncResult([], [])
     candidates = observations_from_map(
         cmap, kinds=STANDING_KINDS, fact_ids=[fact_id for _row, fact_id in changed]
     )
     outcomes = capture_with_outcomes(
         memory.store, candidates, session=cmap.session_id, agent=agent, cwd=cwd, now=stamp
     )
-    return len(changed), sum(1 for o in outcomes if o.status != "duplicate")
+    stored = [o.id for o in outcomes if o.status != "duplicate"]
+    return SyncResult([row for row, _fact in changed], stored)
+
+
+def related_in_force(
+    memory: ProjectMemory, session: str, text: str, *, limit: int = 8
+) -> dict[str, str]:
+    """{id: text} of the facts of other chats and the observations in force most related to
+    text: what an update model is offered to supersede (no passages: they are not items)."""
+    from cms.project_search import search_project
+
+    hits = search_project(memory, text, k=3 * limit)
+    chosen = [h for h in hits if not h.is_passage and h.chat != session][:limit]
+    return {h.id: h.text for h in chosen}
+
+
+def retire_items(memory: ProjectMemory, ids: list[str], result: SyncResult) -> int:
+    """Mark items an update model superseded: facts by the first fact this turn stored (0 when
+    it stored none: retracted), observations by the first observation stored (archived when
+    none). Returns how many were marked."""
+    from cms.observations.facts import find_facts
+
+    by_fact = result.facts[0] if result.facts else 0
+    by_observation = result.observations[0] if result.observations else None
+    facts = [f for key in ids if not key.startswith("O") for f in find_facts(memory.store, key)]
+    observations = [int(key[1:]) for key in ids if key.startswith("O") and key[1:].isdigit()]
+    sources = [f"{f.session}/{f.fact_id}" for f in facts]  # and what was promoted from them
+    if sources:
+        marks = ",".join("?" * len(sources))
+        observations += memory.store.read(
+            lambda c: [
+                row[0]
+                for row in c.execute(
+                    f"SELECT id FROM observations WHERE source IN ({marks}) "
+                    "AND superseded_by IS NULL",
+                    sources,
+                )
+            ]
+        )
+    stamp = time.time()
+
+    def run(conn: Any) -> int:
+        count = 0
+        for fact in facts:
+            count += conn.execute(
+                "UPDATE facts SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
+                (by_fact, fact.id),
+            ).rowcount
+        for obs in observations:
+            args: tuple[float, int]
+            if by_observation is not None and by_observation != obs:
+                sql, args = "superseded_by = ?", (by_observation, obs)
+            else:
+                sql, args = "archived_at = ?", (stamp, obs)
+            count += conn.execute(
+                f"UPDATE observations SET {sql} WHERE id = ? AND superseded_by IS NULL", args
+            ).rowcount
+        return count
+
+    return int(memory.store.write(run))
 
 
 def index_exchange(

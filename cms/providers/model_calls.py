@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -113,8 +113,16 @@ def extract_json(text: str, prefer: type = dict) -> Any:
     raise ValueError("no JSON value found")
 
 
-def _ops_request(map_view: str, exchange_text: str, reasons: Sequence[str] | None) -> str:
+def _ops_request(
+    map_view: str,
+    exchange_text: str,
+    reasons: Sequence[str] | None,
+    earlier: Mapping[str, str] | None = None,
+) -> str:
+    from cms.supersede import offered_block
+
     parts = [
+        *offered_block(earlier or {}),
         "# The map now",
         "<map>",
         map_view.strip() or "(the map is empty)",
@@ -148,8 +156,10 @@ def ask_for_ops(
     reasons: list[str] | None,
     project: str,
     clock: Clock = utc_now,
+    earlier: Mapping[str, str] | None = None,
 ) -> object:
     """Ask the update model for map ops; the parsed JSON object (validated later by the engine).
+    earlier ({id: text}) lists items of earlier chats it may supersede by id.
 
     `reasons` (a retry) are put into the request. Raises ProviderError on any failure.
     """
@@ -157,7 +167,7 @@ def ask_for_ops(
         provider,
         config,
         purpose="update",
-        prompt=_ops_request(map_view, exchange_text, reasons),
+        prompt=_ops_request(map_view, exchange_text, reasons, earlier),
         model=config.provider.update_model,
         max_tokens=config.provider.max_tokens,
         project=project,
