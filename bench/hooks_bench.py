@@ -1,7 +1,8 @@
-"""Median process wall time of every hook against bare `python -c pass` (budget: 3x).
+"""Median process wall time of every hook against bare `python -c pass` (DESIGN section 8).
 
-Data: a chat map of 50 planets / 1,000 facts and a project store of 10,000 observations in a git
-repository made here. Stop, SessionEnd and PreCompact start a detached worker; the script waits
+Data: a chat map of 50 planets / 1,000 facts and a project store of 10,000 observations (or
+--observations) in a git repository made here; --chats N adds N other chats of 1,000 facts each
+to the project's fact index. Stop, SessionEnd and PreCompact start a detached worker; the script waits
 for it between runs (not timed). Usage: python bench/hooks_bench.py [--runs N] [--observations N]
 """
 
@@ -134,6 +135,27 @@ def write_transcript(path: Path, turns: int = 4) -> None:
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
 
 
+def index_other_chats(repo: Path, chats: int) -> None:
+    """Give the project `chats` other chat maps of 1,000 facts, indexed in its store."""
+    if chats <= 0:
+        return
+    from cms import paths
+    from cms.map.store import load_map
+    from cms.observations.access import open_project_memory
+    from cms.observations.chatsync import rebuild_fact_index
+    from cms.project import identify_project
+
+    project = identify_project(repo).id
+    sessions = [f"bench-other-{n:02d}" for n in range(chats)]
+    for session in sessions:
+        build_map(paths.map_path(session), facts=1000, session=session, project=project)
+    memory = open_project_memory(repo, create=True)
+    assert memory is not None
+    with memory:
+        count = rebuild_fact_index(memory, [load_map(paths.map_path(s)) for s in sessions])
+    print(f"fact index: {count} facts of {chats} other chats")
+
+
 def wait_for_worker(session: str, timeout: float = 60.0) -> None:
     from cms.hooks import queue
 
@@ -148,6 +170,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--observations", type=int, default=10_000)
+    parser.add_argument(
+        "--chats", type=int, default=0, help="other chats of the project, 1,000 facts each, indexed"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -159,6 +184,7 @@ def main() -> None:
         repo = make_repo(root)
         build_map(paths.map_path(SESSION), facts=1000, planets=50)
         fill_store(repo, args.observations)
+        index_other_chats(repo, args.chats)
         transcript = root / "transcript.jsonl"
         write_transcript(transcript)
         env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
