@@ -57,7 +57,7 @@ class MapConfig(_Section):
 class HooksConfig(_Section):
     exclude: tuple[str, ...] = ()
     inject_max_chars: int = 9500
-    recall_limit: int = 3
+    recall_limit: int = 5
     briefing_limit: int = 5
 
 

@@ -31,6 +31,18 @@ def note_line(obs: RecalledObservation, now: float, branch: str | None) -> Note:
     return f"O{o.id}", f"O{o.id} {format_observation_line(obs, now, branch, limit=LINE_CHARS)}"
 
 
+def rule_line(found: RecalledObservation, branch: str | None) -> Note:
+    """A compact line for the "in force" section: the id and the rule, its branch when foreign
+    (the heading says what these are; `cms get` gives kind and age)."""
+    from cms.observations.recall import observation_text
+
+    o = found.observation
+    line = f"O{o.id} {observation_text(o, LINE_CHARS)}"
+    if o.branch is not None and o.branch != branch:
+        line += f" (branch: {o.branch})"
+    return f"O{o.id}", line
+
+
 def in_force_notes(cwd: str, budget: int = IN_FORCE_CHARS) -> list[Note]:
     """The project's standing rules (preferences, conventions, decisions) in force on this
     branch, most important and most recently confirmed first, within budget characters."""
@@ -49,7 +61,7 @@ def in_force_notes(cwd: str, budget: int = IN_FORCE_CHARS) -> list[Note]:
             notes: list[Note] = []
             used = 0
             for found in in_force(memory.store, memory.scope, now=now):
-                note = note_line(found, now, memory.scope.branch)
+                note = rule_line(found, memory.scope.branch)
                 if used + len(note[1]) + 3 > budget:
                     continue  # a shorter one further down may still fit
                 notes.append(note)
@@ -62,7 +74,7 @@ def in_force_notes(cwd: str, budget: int = IN_FORCE_CHARS) -> list[Note]:
 
 def briefing_notes(cwd: str, limit: int, *, skip: Collection[str] = ()) -> list[Note]:
     """The top observations of the project holding cwd, visible on its current branch, other
-    than those in skip (already in the "in force" section)."""
+    than the rules (the "in force" section has them) and those in skip."""
     if limit <= 0:
         return []
     from cms.observations.access import open_project_memory
@@ -71,11 +83,18 @@ def briefing_notes(cwd: str, limit: int, *, skip: Collection[str] = ()) -> list[
         memory = open_project_memory(cwd, create=False)
         if memory is None:
             return []
-        from cms.observations.recall import briefing
+        from cms.observations.recall import STANDING_KINDS, briefing
 
         with memory:
             now = time.time()
-            found = briefing(memory.store, memory.scope, limit + len(skip), now=now, touch=False)
+            found = briefing(
+                memory.store,
+                memory.scope,
+                limit + len(skip),
+                now=now,
+                touch=False,
+                skip_kinds=STANDING_KINDS,
+            )
             fresh = [r for r in found if f"O{r.observation.id}" not in skip][:limit]
             if fresh:
                 memory.store.mark_recalled([r.observation.id for r in fresh], now)
@@ -95,7 +114,8 @@ def relevant_notes(
     session: str | None = None,
 ) -> list[Note]:
     """Up to limit facts of the project's other chats and observations relevant to query that
-    this chat has not been shown yet (nothing superseded, the chat's own facts left out)."""
+    this chat has not been shown yet (nothing superseded, the chat's own facts and the chats'
+    passages left out)."""
     if limit <= 0 or not query.strip():
         return []
     from cms.observations.access import open_project_memory
@@ -108,12 +128,15 @@ def relevant_notes(
 
         with memory:
             now = time.time()
-            hits = search_project(memory, query, k=limit + min(len(shown), 20))
+            hits = search_project(memory, query, k=2 * limit + min(len(shown), 20))
             own_fact = [not h.id.startswith("O") and h.chat == session for h in hits]
             fresh = [
                 h
                 for h, own in zip(hits, own_fact, strict=True)
-                if h.relevance >= min_relevance and h.id not in shown and not own
+                if h.relevance >= min_relevance
+                and h.id not in shown
+                and not own
+                and not h.is_passage  # what was merely said is for the search command
             ][:limit]
             recalled = [int(h.id[1:]) for h in fresh if h.id.startswith("O")]
             if recalled:

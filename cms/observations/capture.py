@@ -29,7 +29,7 @@ from cms.observations.store import (
     title_key,
 )
 from cms.observations.subject import CHANGED, SAME, relation, values_of
-from cms.observations.wording import is_courtesy, is_firm, is_rule
+from cms.observations.wording import has_literal, is_courtesy, is_directive, is_firm, is_rule
 from cms.transcripts.redact import redact_text
 
 if TYPE_CHECKING:
@@ -349,6 +349,8 @@ def kind_of_fact(text: str) -> str:
     if is_rule(text) and not _CAUSE.search(text):
         return "decision" if guess_kind(text) == "decision" else "preference"
     kind = guess_kind(text)
+    if kind == "preference" and not is_directive(text):
+        return "other"  # "it's always a pleasure": a remark, not a wish
     if kind == "bugfix" and not _CAUSE.search(text) and not re.search(r"\bfix", text, re.I):
         return "learning"
     return kind
@@ -360,8 +362,8 @@ def importance_of_fact(text: str, kind: str, mass: int = 1, archived: bool = Fal
     back to (mass) adds one; archived facts lose one."""
     base = {"preference": 3, "decision": 3, "bugfix": 4, "command": 3, "learning": 3}.get(kind, 2)
     if kind in STANDING_KINDS:
-        base += is_firm(text) or is_rule(text)
-        base += bool(values_of(text) - {"not"})
+        base += is_rule(text) or (is_firm(text) and (kind == "decision" or is_directive(text)))
+        base += has_literal(text)
     if mass >= 4:
         base += 1
     if archived:

@@ -351,12 +351,16 @@ def briefing(
     *,
     now: float | None = None,
     touch: bool = True,
+    skip_kinds: Sequence[str] = (),
 ) -> list[RecalledObservation]:
-    """The most important recent observations visible in scope, for the session start."""
+    """The most important recent observations visible in scope, for the session start; kinds
+    in skip_kinds (the rules the "in force" section shows) are left out."""
     now = time.time() if now is None else now
     if limit <= 0:
         return []
     live = "archived_at IS NULL AND superseded_by IS NULL"
+    if skip_kinds:
+        live += f" AND kind NOT IN ({', '.join(repr(k) for k in skip_kinds if k.isidentifier())})"
 
     def run(conn: sqlite3.Connection, size: int) -> list[Observation]:
         rows = conn.execute(

@@ -126,7 +126,8 @@ CHANGED = "changed"  # the same subject with another value: the newer supersedes
 
 def relation(newer: str, older: str) -> str | None:
     """SAME, CHANGED or None (unrelated) for a later statement and an earlier one: CHANGED when
-    the later one names a value the earlier did not (a new version, prefix, tool or a negation).
+    the later one names a value the earlier did not (a new version, prefix, tool or a negation);
+    for verbs whose objects add up (add, include, import) only when it says it replaces.
 
     Same subject: one frame holds the other, they share at least two words and at least half of
     the larger frame, and they do not name different aspects (start/end, prefix/suffix, ...).
@@ -144,11 +145,16 @@ def relation(newer: str, older: str) -> str | None:
     if aspects_new and aspects_old and not aspects_new & aspects_old:
         return None  # "start names with x_" and "end names with _y": two rules
     cue = has_change_cue(newer)
-    if len(shared) < 2 and not (shared and fn <= fo and cue):
+    topical = shared - _ASPECT_STEMS  # "start" alone says nothing of what is started
+    if len(shared) < 2 and not (topical and fn <= fo and cue):
         return None
     if not cue and 2 * len(shared) < max(len(fn), len(fo)):
         return None  # a small frame inside a much larger one: a different, narrower statement
-    return SAME if values_of(newer) <= values_of(older) else CHANGED
+    if values_of(newer) <= values_of(older):
+        return SAME
+    if fn & _ADDITIVE_STEMS and not _REPLACE_CUE.search(newer):
+        return None  # "add the '@retry' decorator" beside "add the '@timer' decorator": both
+    return CHANGED
 
 
 def is_poorer(newer: str, older: str) -> bool:
@@ -158,3 +164,10 @@ def is_poorer(newer: str, older: str) -> bool:
 
 
 _ASPECT_STEMS = frozenset(stem(w) for w in _ASPECT_WORDS)
+# Verbs whose objects add up: a new value stands beside the old unless the text says it replaces.
+_ADDITIVE_STEMS = frozenset(stem(w) for w in ("add", "include", "import", "install", "append"))
+_REPLACE_CUE = re.compile(
+    r"\b(?:instead|rather than|no longer|not anymore|any ?more|switch(?:ed|ing)?|replac\w*|"
+    r"chang\w*|updat\w*|drop(?:ped)?|remove[ds]?|stop)\b",
+    re.I,
+)

@@ -34,15 +34,48 @@ _COURTESY = re.compile(
 )
 
 
+_PROMISE = re.compile(r"\b(?:i|we)(?:'ll| will| am going to| are going to| shall)\b", re.I)
+
+
 def is_rule(text: str) -> bool:
     """Whether a statement lays down how things are to be done from now on: a cue ("from now
     on", "I want you to", "our convention"), a wish with a generaliser ("please always"), or a
-    literal value with a rule word or a generaliser ("end all method names with '_x'")."""
-    if _COURTESY.search(text):
+    literal value with a rule word or a generaliser ("end all method names with '_x'"). A
+    speaker's own promise ("moving forward, I'll ...") is not a rule, nor is courtesy."""
+    if _COURTESY.search(text) or _PROMISE.search(text):
         return False
     if _RULE_CUE.search(text) or (_WISH.search(text) and _GENERAL.search(text)):
         return True
     return bool(_LITERAL.search(text) and (_RULE_NOUN.search(text) or _GENERAL.search(text)))
+
+
+_DIRECTIVE = re.compile(
+    r"^(?:please |just |so |and |but |also |then |now |(?:from now on|going forward|moving "
+    r"forward|in (?:your|our|the) \w+(?: \w+)?|when(?:ever)? [^,]{1,60}|for [^,]{1,60}),? )*"
+    r"(?:always|never|don'?t|do not|make sure|remember|be sure|avoid|use|add|include|import|"
+    r"start|end|name|prefix|suffix|write|keep|put|run|call|set|follow|stick|prefer|place|"
+    r"append|prepend|declare|define|wrap|apply|stop|switch|begin)\b"
+    r"|\byou(?:'ll| will| should| must| need to| have to| always| never)\b"
+    r"|\b(?:i|we) (?:want|need|would like|'d like|expect|require|ask) you\b"
+    r"|\b(?:we|our team|the team) (?:always|never|use|follow|prefer|require|standardi[sz]e)\b",
+    re.I,
+)
+_LITERAL_VALUE = re.compile(
+    r"(?<!\w)'[^'\s][^']{0,40}?'(?!\w)|(?<!\w)\"[^\"]{1,40}?\"(?!\w)|`[^`]{1,60}`|"
+    r"@\w+|\b\w+[_./]\w+\b|\b\d+(?:\.\d+)+\b|\bv?\d{2,}\b"
+)
+
+
+def is_directive(text: str) -> bool:
+    """Whether a statement tells how to work (an imperative, something asked of "you", a team
+    norm), as opposed to describing ("it's always a pleasure", "I've always wanted ...")."""
+    return bool(_DIRECTIVE.search(text.strip()))
+
+
+def has_literal(text: str) -> bool:
+    """Whether a statement names a concrete value: a quoted literal, a decorator, an
+    identifier, a path or a version."""
+    return bool(_LITERAL_VALUE.search(text))
 
 
 def is_general(text: str) -> bool:

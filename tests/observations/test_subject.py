@@ -35,3 +35,8 @@ def test_a_later_statement_restates_changes_or_leaves_an_earlier_one(
     newer: str, older: str, expected: str | None
 ) -> None:
     assert relation(newer, older) == expected
+
+
+def test_one_shared_verb_is_not_a_subject_even_with_a_change_cue() -> None:
+    rule = "From now on, I need you to start all your variable names with 'z_'"
+    assert relation("I want you to start using PyCharm as your IDE from now on.", rule) is None
