@@ -169,16 +169,17 @@ TOOL_CALL_CHARS = 200
 
 def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
     """What an exchange said, as (speaker, text) passages of whole sentences (at most
-    PASSAGE_CHARS each, never a word cut): the prompt, the answer and each short tool call (a command,
-    a path); questions, tool outputs and our own injected context are left out.
+    PASSAGE_CHARS each, never a word cut): the prompt, the answer, each short tool call (a command, a
+    path) and the files touched; questions, narration of the next step, tool outputs and our own injected context are left out.
     Redacted."""
     from cms.excerpt import sentences, split_text
+    from cms.observations.wording import is_narration
     from cms.providers.local_rules import clean_text
     from cms.transcripts.redact import redact_text
 
-    def statements(text: str) -> list[str]:  # questions are not memory, as in the map
-        kept = " ".join(s for s in sentences(clean_text(text)) if not s.endswith("?"))
-        return split_text(kept, PASSAGE_CHARS)
+    def statements(text: str) -> list[str]:  # no questions, no narration of the next step
+        kept = [s for s in sentences(clean_text(text)) if not s.endswith("?")]
+        return split_text(" ".join(s for s in kept if not is_narration(s)), PASSAGE_CHARS)
 
     found = [("user", p) for p in statements(exchange.user)]
     found += [("assistant", p) for p in statements(exchange.assistant)]
@@ -186,6 +187,8 @@ def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
         call = " ".join(f"{tool.name}: {tool.input}".split())
         if len(call) <= TOOL_CALL_CHARS:
             found.append(("tool", call))
+    if exchange.files:
+        found.append(("tool", "Files touched: " + ", ".join(exchange.files)))
     kept = dict.fromkeys((who, redact_text(text)) for who, text in found if len(text.split()) >= 3)
     return list(kept)
 

@@ -28,7 +28,7 @@ from cms.observations.store import (
     insert_observation,
     title_key,
 )
-from cms.observations.subject import CHANGED, SAME, relation, values_of
+from cms.observations.subject import CHANGED, SAME, is_vague, relation, values_of
 from cms.observations.wording import has_literal, is_courtesy, is_directive, is_firm, is_rule
 from cms.transcripts.redact import redact_text
 
@@ -346,6 +346,8 @@ def is_memory(text: str) -> bool:
 def kind_of_fact(text: str) -> str:
     """The observation kind of one fact, from evidence in its wording: a user's standing rule is
     a preference, a made choice a decision, a problem with its cause or fix a bugfix, ..."""
+    if is_vague(text):
+        return "other"  # "I want you to adopt a specific coding style": names nothing
     if is_rule(text) and not _CAUSE.search(text):
         return "decision" if guess_kind(text) == "decision" else "preference"
     kind = guess_kind(text)

@@ -115,6 +115,30 @@ def subject_words(text: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+_META_WORDS = frozenset(
+    stem(w)
+    for w in """
+    code coding coder style instruction instructions guideline guidelines practice practices
+    convention conventions standard standards rule rules consistency consistent consistently
+    process approach update updates specific certain important importance emphasize emphasise
+    stress reinforce readability readable maintainability quality apply adopt adopting follow
+    implement incorporate incorporating focus ensure ensuring going move moving regarding topic
+    shifting gears give wanted mention mentioned different related touch base quick thing things
+    way ways idea ideas part point points habit habits workflow effective effectively clear
+    uniform uniformity help helps key best great good better really promote promotes ensure
+    """.split()
+)
+
+
+def is_vague(text: str) -> bool:
+    """A rule that names nothing to follow ("I want you to adopt a specific coding style",
+    "just make sure to apply it consistently"): no word of its own beyond cue and meta words,
+    and no value."""
+    own = frame_of(text) - _META_WORDS
+    named = values_of(text) - {"not"}
+    return not own and not named
+
+
 def has_change_cue(text: str) -> bool:
     """Whether a statement says it changes an earlier rule or value ("from now on", "instead")."""
     return bool(_CHANGE_CUE.search(text))

@@ -13,7 +13,8 @@ import re
 _RULE_CUE = re.compile(
     r"\b(?:from now on|going forward|moving forward|from here on|as a rule|by convention|"
     r"(?:our|the|this|a|another|new)(?: \w+)? (?:naming )?(?:convention|standard|guideline)|"
-    r"we follow|whenever|every time|i (?:want|need|would like|'d like) you to|"
+    r"we follow|whenever|every time|i(?: want| need| would like|'d like) you to|"
+    r"(?:stress|emphasi[sz]e|reinforce|underline|highlight) the importance of|"
     r"make sure (?:to|you)|remember to|be sure to|please (?:always|never)|must|mustn't)\b",
     re.I,
 )
@@ -40,13 +41,16 @@ _PROMISE = re.compile(r"\b(?:i|we)(?:'ll| will| am going to| are going to| shall
 def is_rule(text: str) -> bool:
     """Whether a statement lays down how things are to be done from now on: a cue ("from now
     on", "I want you to", "our convention"), a wish with a generaliser ("please always"), or a
-    literal value with a rule word or a generaliser ("end all method names with '_x'"). A
+    literal value with a rule word, a generaliser or an imperative ("end all method names with
+    '_x'", "when naming functions, please start the name with 'x_'"). A
     speaker's own promise ("moving forward, I'll ...") is not a rule, nor is courtesy."""
     if _COURTESY.search(text) or _PROMISE.search(text):
         return False
     if _RULE_CUE.search(text) or (_WISH.search(text) and _GENERAL.search(text)):
         return True
-    return bool(_LITERAL.search(text) and (_RULE_NOUN.search(text) or _GENERAL.search(text)))
+    if not _LITERAL.search(text):
+        return False
+    return bool(_RULE_NOUN.search(text) or _GENERAL.search(text) or is_directive(text))
 
 
 _DIRECTIVE = re.compile(
@@ -56,7 +60,7 @@ _DIRECTIVE = re.compile(
     r"start|end|name|prefix|suffix|write|keep|put|run|call|set|follow|stick|prefer|place|"
     r"append|prepend|declare|define|wrap|apply|stop|switch|begin)\b"
     r"|\byou(?:'ll| will| should| must| need to| have to| always| never)\b"
-    r"|\b(?:i|we) (?:want|need|would like|'d like|expect|require|ask) you\b"
+    r"|\b(?:i|we)(?: want| need| would like|'d like| expect| require| ask) you\b"
     r"|\b(?:we|our team|the team) (?:always|never|use|follow|prefer|require|standardi[sz]e)\b",
     re.I,
 )
@@ -76,6 +80,22 @@ def has_literal(text: str) -> bool:
     """Whether a statement names a concrete value: a quoted literal, a decorator, an
     identifier, a path or a version."""
     return bool(_LITERAL_VALUE.search(text))
+
+
+_NARRATION = re.compile(
+    r"^(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to|i'm|i am|i should|"
+    r"i can|i have to|i want to|i'd|i would|we need to|next,? (?:i|let)|first,? (?:i|let)|"
+    r"then (?:i|let)|now (?:i|let)|time to|looking at|checking|trying|here's|here is|here are|"
+    r"based on|i found|i notice|i can see|it seems|it looks like|this (?:will|should) |"
+    r"i'?d be happy|i apologi[sz]e)",
+    re.I,
+)
+
+
+def is_narration(text: str) -> bool:
+    """An agent saying what it is about to do or look at ("Let me check ...", "I'll ..."):
+    the next minute's plan, not something to remember."""
+    return bool(_NARRATION.match(text.strip()))
 
 
 def is_general(text: str) -> bool:

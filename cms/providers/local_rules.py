@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from cms.map.model import MAX_FACT
-from cms.observations.wording import is_courtesy, is_general, is_rule
+from cms.observations.wording import is_courtesy, is_general, is_narration, is_rule
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
 
@@ -302,14 +302,6 @@ _UPDATE = re.compile(
     r"from [^.;]{1,30} to|updated?|bump(?:ed)?|raised?|lowered?|moved?)\b",
     re.I,
 )
-_NARRATION = re.compile(
-    r"^(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to|i'm|i am|i should|"
-    r"i can|i have to|i want to|i'd|i would|we need to|next,? (?:i|let)|first,? (?:i|let)|"
-    r"then (?:i|let)|now (?:i|let)|time to|looking at|checking|trying|here's|here is|here are|"
-    r"based on|i found|i notice|i can see|it seems|it looks like|this (?:will|should) |"
-    r"i'?d be happy|i apologi[sz]e)",
-    re.I,
-)
 _FILLER = re.compile(
     r"^(?:never ?mind|no worries|no problem|not really|sounds good|looks good|"
     r"makes sense|good job|well done|nice work)\b",
@@ -381,7 +373,7 @@ def _classify(unit: _Unit) -> str | None:
     text, low, source = unit.text, unit.text.lower(), unit.source
     if _CJK.search(text):
         return _classify_cjk(unit)
-    narration = source == "assistant" and bool(_NARRATION.match(low))
+    narration = source == "assistant" and bool(is_narration(low))
     if _FIX.search(low) and not low.startswith(("let me", "i need to", "i'll", "i will")):
         return "fix"
     if _DECISION_STRONG.search(low):
