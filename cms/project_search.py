@@ -1,10 +1,7 @@
-"""Searching one project's whole memory: the facts of all its chats and its observations.
-
-Owns which project a search means (the chat's recorded folder, else the map's project, else the
-current folder: never another project's), merging fact and observation hits into one ranking
-(the given chat first among the relevant ones, a fact and the observation promoted from it shown
-once) and their one-line rendering with id, topic path or kind, chat and age. Texts are printed
-verbatim, never cut. Knows nothing of hooks' timing or of typer.
+"""Searching one project's whole memory: the facts and passages of all its chats and its
+observations, merged into one ranking (the given chat first among the relevant, nothing shown
+twice, nothing superseded) and rendered one line each with id, path or kind, chat and age,
+verbatim. Finds the chat's folder; knows nothing of hooks' timing or of typer.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ import json
 import os
 
 from cms import paths
-from cms.observations.facts import PASSAGE, FactMatch, search_facts
+from cms.observations.facts import PASSAGE, FactMatch, chat_tag, fact_source, search_facts
 from cms.observations.recall import RecalledObservation, format_age, observation_text, recall
 
 TYPE_CHECKING = False
@@ -67,6 +64,16 @@ class MemoryHit:
             f"{self.id} [{self.label}] ({where}, {format_age(now - self.updated_at)}) {self.text}"
         )
 
+    @property
+    def aliases(self) -> list[str]:
+        """The ids this item is known by: its own, and for an observation promoted from a chat's
+        fact, that fact's key (what was shown under one is not shown again under the other)."""
+        from cms.observations.facts import source_key
+
+        if self.id.startswith("O") and self.source:
+            return [self.id, source_key(self.source)]
+        return [self.id]
+
     def to_dict(self, now: float) -> dict[str, object]:
         return {
             "id": self.id,
@@ -82,14 +89,14 @@ class MemoryHit:
 
 
 def _chat_name(chat: str | None) -> str:
-    return f"chat {chat[:8]}" if chat else "no chat"
+    return f"chat {chat_tag(chat)}" if chat else "no chat"
 
 
 def fact_hit(match: FactMatch) -> MemoryHit:
     fact = match.fact
     passage = fact.kind == PASSAGE
     label = fact.planet if passage else fact.path + (" (archived)" if fact.archived else "")
-    source = f"{fact.session}/{fact.fact_id}"
+    source = fact_source(fact.session, fact.fact_id)
     return MemoryHit(
         fact.key, label, fact.text, fact.session, fact.updated_at, match.relevance, source,
         turn=fact.turn, is_passage=passage,
@@ -119,12 +126,15 @@ def chat_folder(session: str | None) -> str | None:
     return folder if isinstance(folder, str) and folder else None
 
 
-def chat_hits(session: str, query: str, k: int) -> list[MemoryHit]:
+def chat_hits(
+    session: str, query: str, k: int, hidden: set[str] | frozenset[str] = frozenset()
+) -> list[MemoryHit]:
     """The given chat's own facts, read from its map (always current, even before the worker
-    indexed them), with a relevance on the scale of the index's."""
+    indexed them), with a relevance on the scale of the index's; fact ids in hidden (superseded
+    since) are left out."""
     from cms.errors import MapNotFoundError
     from cms.map.store import load_map
-    from cms.observations.facts import BM25_HALF, fact_key
+    from cms.observations.facts import BM25_HALF, fact_key, fact_source, iso_stamp
     from cms.observations.recall import query_terms, term_patterns
     from cms.search import search_local
 
@@ -137,25 +147,18 @@ def chat_hits(session: str, query: str, k: int) -> list[MemoryHit]:
         return []
     sats = {s.id: s for p in cmap.planets() + cmap.archive for s in p.satellites}
     hits = []
-    for hit in search_local(cmap, query, 3 * k):
+    for hit in search_local(cmap, query, 3 * k + len(hidden)):
+        if hit.id in hidden:
+            continue
         text = f"{hit.text} {hit.sun} {hit.planet}".casefold()
         coverage = sum(base in text and p.search(text) is not None for base, p in patterns)
         relevance = coverage / len(patterns) * (0.5 + 0.5 * hit.score / (hit.score + BM25_HALF))
         label = hit.path + (" (archived)" if hit.archived else "")
         sat = sats[hit.id]
-        key, source = fact_key(session, hit.id), f"{session}/{hit.id}"
-        stamp = _iso_stamp(sat.updated_at)
+        key, source = fact_key(session, hit.id), fact_source(session, hit.id)
+        stamp = iso_stamp(sat.updated_at)
         hits.append(MemoryHit(key, label, hit.text, session, stamp, relevance, source, sat.turn))
     return hits
-
-
-def _iso_stamp(iso: str) -> float:
-    from datetime import datetime
-
-    try:
-        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return 0.0
 
 
 def _without_repeated_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
@@ -179,9 +182,11 @@ def search_project(
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best.
     The given chat's facts come from its map, the other chats' from the project's index."""
-    own = chat_hits(session, query, k) if session else []
     if memory is None:
-        return own[:k]
+        return chat_hits(session, query, k)[:k] if session else []
+    from cms.observations.facts import superseded_in_chat
+
+    own = chat_hits(session, query, k, superseded_in_chat(memory.store, session)) if session else []
     facts = own + [
         fact_hit(m)
         for m in search_facts(memory.store, query, limit=3 * k)

@@ -1,9 +1,7 @@
-"""`cms search`: the agent runs it on every lookup, so it starts without typer.
+"""`cms search`: the agent runs it on every lookup, so it starts without typer (argparse).
 
-Owns the command's scope rules: by default the whole project's memory (every chat's facts and
-the observations; the given chat first), `--chat-only` or `--map` one chat map as before. The
-typer command in cms.cli delegates here; `cms.entry` calls `run_search_argv` directly, parsing
-the few options with argparse.
+Owns the scope rules: the whole project's memory by default (the given chat first), one chat
+map with `--chat-only` or `--map`; a model selector when one is configured, else local.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The `supersede` op: the update model retires an item of an earlier chat by its id.
 
-Owns what the model is offered (the related items in force from earlier chats of the project,
-by id), taking `supersede` ops out of an answer before the map engine sees it, and judging each
-one like any op: the id must be one that was offered, at most MAX_SUPERSEDE per answer, each
-once. Knows nothing of the store: the caller marks the accepted ids.
+Owns the offered items' block of the request, taking `supersede` ops out of an answer and
+judging each (an offered id, at most MAX_SUPERSEDE, each once). The caller marks the store.
 """
 
 from __future__ import annotations

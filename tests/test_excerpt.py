@@ -23,11 +23,15 @@ def test_split_text_loses_nothing_and_cuts_no_word() -> None:
     assert " ".join(parts).split() == TEXT.split()
 
 
-@given(st.lists(st.sampled_from(["alpha", "beta,", "gamma.", "Delta", "e;"]), max_size=60))
+WORDS = ["alpha", "beta,", "gamma.", "Delta", "e;", "a_name_longer_than_the_limit_itself"]
+
+
+@given(st.lists(st.sampled_from(WORDS), max_size=60))
 def test_no_part_ever_ends_inside_a_word(words: list[str]) -> None:
     text = " ".join(words)
     for part in split_text(text, 25):
         assert part.split() == part.split(" ")
+        assert len(part) <= 25 or " " not in part  # only a single longer word may exceed it
     assert " ".join(split_text(text, 25)).split() == text.split()
     fitted = fit_text(text, 25).removesuffix(ELLIPSIS).split()
     whole = text.split()[: len(fitted)]

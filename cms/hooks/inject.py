@@ -108,11 +108,7 @@ def compose_context(sections: list[list[str]], session_id: str, limit: int) -> s
     kept = _fit([[escape_wrapper(line) for line in s] for s in sections], budget)
     if not kept:
         return ""
-    body = "\n\n".join("\n".join(s) for s in kept)
-    if len(body) > budget:  # one single line longer than the budget
-        from cms.excerpt import fit_text
-
-        body = fit_text(body, budget)
+    body = "\n\n".join("\n".join(s) for s in kept)  # _fit drops any line that does not fit
     return head + body + tail
 
 

@@ -173,12 +173,12 @@ def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
     path) and the files touched; questions, narration of the next step, tool outputs and our own injected context are left out.
     Redacted."""
     from cms.excerpt import sentences, split_text
-    from cms.observations.wording import is_narration
+    from cms.observations.wording import is_narration, is_question
     from cms.providers.local_rules import clean_text
     from cms.transcripts.redact import redact_text
 
     def statements(text: str) -> list[str]:  # no questions, no narration of the next step
-        kept = [s for s in sentences(clean_text(text)) if not s.endswith("?")]
+        kept = [s for s in sentences(clean_text(text)) if not is_question(s)]
         return split_text(" ".join(s for s in kept if not is_narration(s)), PASSAGE_CHARS)
 
     found = [("user", p) for p in statements(exchange.user)]

@@ -134,14 +134,14 @@ def relevant_notes(
                 h
                 for h, own in zip(hits, own_fact, strict=True)
                 if h.relevance >= min_relevance
-                and h.id not in shown
+                and not set(h.aliases) & set(shown)
                 and not own
                 and not h.is_passage  # what was merely said is for the search command
             ][:limit]
             recalled = [int(h.id[1:]) for h in fresh if h.id.startswith("O")]
             if recalled:
                 memory.store.mark_recalled(recalled, now)
-            return [(h.id, h.render(now, session)) for h in fresh]
+            return [(" ".join(h.aliases), h.render(now, session)) for h in fresh]
     except (CmsError, OSError) as exc:
         log_event("warning", "recall_failed", str(exc))
         return []

@@ -29,7 +29,9 @@ def render_index(cmap: CorrelationMap, max_chars: int = 8000) -> str:
         if len(text) <= max_chars or len(hidden) == len(order):
             break
         hidden.add(order[len(hidden)].id)
-    return text[:max_chars]
+    if len(text) > max_chars:  # even the topics alone are too long: whole lines only
+        text = text[:max_chars].rsplit("\n", 1)[0]
+    return text
 
 
 def _index_lines(cmap: CorrelationMap, header: str, hidden: set[str]) -> str:

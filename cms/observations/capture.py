@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cms.errors import StoreError
-from cms.observations.recall import query_terms
+from cms.observations.facts import fact_source
+from cms.observations.recall import or_expression, query_terms
 from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state
 from cms.observations.store import (
     NewObservation,
@@ -29,7 +30,14 @@ from cms.observations.store import (
     title_key,
 )
 from cms.observations.subject import CHANGED, SAME, is_vague, relation, values_of
-from cms.observations.wording import has_literal, is_courtesy, is_directive, is_firm, is_rule
+from cms.observations.wording import (
+    has_literal,
+    is_courtesy,
+    is_directive,
+    is_firm,
+    is_question,
+    is_rule,
+)
 from cms.transcripts.redact import redact_text
 
 if TYPE_CHECKING:
@@ -128,7 +136,7 @@ def _related_rows(
         ).fetchall()
     terms = query_terms(f"{new.title} {new.body}")[:16]
     if terms:
-        expr = " OR ".join(f'"{t}"' for t in terms)
+        expr = or_expression(terms)
         rows += conn.execute(
             f"SELECT {', '.join('o.' + c.strip() for c in _ROW.split(','))} FROM observations o "
             "JOIN (SELECT rowid AS id, bm25(observations_fts) AS rank FROM observations_fts "
@@ -337,7 +345,7 @@ def is_memory(text: str) -> bool:
     flat = text.strip()
     return (
         bool(flat)
-        and not flat.endswith("?")
+        and not is_question(flat)
         and not _NOT_MEMORY.match(flat)
         and not is_courtesy(flat)
     )
@@ -371,10 +379,6 @@ def importance_of_fact(text: str, kind: str, mass: int = 1, archived: bool = Fal
     if archived:
         base -= 1
     return max(1, min(5, base))
-
-
-def fact_source(session: str, fact_id: str) -> str:
-    return f"{session}/{fact_id}"
 
 
 def observations_from_map(

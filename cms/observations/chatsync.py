@@ -1,9 +1,8 @@
 """Keeping a project's memory in step with its chat maps: the fact index and standing rules.
 
-After each map update the chat's facts are synced into the project's fact index (with what
-they supersede), and the standing ones (preferences, decisions) are promoted to observations
-at once, so a later chat sees them before this one ends. `cms reindex` rebuilds the index from
-every map of the project. Runs in the worker and the CLI, never on the hook fast path.
+After each map update: facts synced (with what they supersede), what the turn said indexed, new
+rules promoted to observations at once, items an update model retired marked; `cms reindex`
+rebuilds. Runs in the worker and the CLI, never on the hook fast path.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from cms.observations.capture import (
     kind_of_fact,
     observations_from_map,
 )
-from cms.observations.facts import clear_index, index_passages, sync_chat
+from cms.observations.facts import clear_index, index_passages, retire_again, sync_chat
 
 
 class SyncResult:
@@ -69,16 +68,32 @@ def related_in_force(
     return {h.id: h.text for h in chosen}
 
 
+def successor(conn: Any, text: str, candidates: list[int]) -> int:
+    """Of the facts this turn stored, the one that best restates the retired text's subject,
+    else the first; 0 when the turn stored none (the item was retracted)."""
+    from cms.observations.subject import relation
+
+    rows = (
+        conn.execute(
+            f"SELECT id, text FROM facts WHERE id IN ({','.join('?' * len(candidates))})",
+            candidates,
+        ).fetchall()
+        if candidates
+        else []
+    )
+    related = [row_id for row_id, new in rows if relation(new, text) is not None]
+    return related[0] if related else (candidates[0] if candidates else 0)
+
+
 def retire_items(memory: ProjectMemory, ids: list[str], result: SyncResult) -> int:
-    """Mark items an update model superseded: facts by the first fact this turn stored (0 when
-    it stored none: retracted), observations by the first observation stored (archived when
-    none). Returns how many were marked."""
+    """Mark items an update model superseded: facts by the fact this turn stored that restates
+    them (see successor), observations by the first observation stored (archived when none).
+    Returns how many were marked."""
     from cms.observations.facts import find_facts
 
-    by_fact = result.facts[0] if result.facts else 0
     by_observation = result.observations[0] if result.observations else None
-    facts = [f for key in ids if not key.startswith("O") for f in find_facts(memory.store, key)]
-    observations = [int(key[1:]) for key in ids if key.startswith("O") and key[1:].isdigit()]
+    facts = [f for key in ids if "/" in key for f in find_facts(memory.store, key)]
+    observations = [int(key[1:]) for key in ids if "/" not in key and key[1:].isdigit()]
     sources = [f"{f.session}/{f.fact_id}" for f in facts]  # and what was promoted from them
     if sources:
         marks = ",".join("?" * len(sources))
@@ -99,7 +114,7 @@ def retire_items(memory: ProjectMemory, ids: list[str], result: SyncResult) -> i
         for fact in facts:
             count += conn.execute(
                 "UPDATE facts SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
-                (by_fact, fact.id),
+                (successor(conn, fact.text, result.facts), fact.id),
             ).rowcount
         for obs in observations:
             args: tuple[float, int]
@@ -125,15 +140,16 @@ def index_exchange(
 
 def rebuild_fact_index(memory: ProjectMemory, maps: Iterable[CorrelationMap]) -> int:
     """Rebuild the project's fact index from its chat maps, oldest chat first (so that later
-    statements supersede earlier ones); returns the number of facts indexed. The chats' own
-    passages are not in the maps: they stay as they are."""
+    statements supersede earlier ones); returns the number of facts indexed. Passages (not in
+    the maps) stay, their marks recomputed; what an update model retired stays retired."""
     ordered = sorted(maps, key=lambda m: (m.created_at, m.session_id))
     stamp = time.time()
-    memory.store.write(clear_index)
+    retired = memory.store.write(clear_index)
     total = 0
     for cmap in ordered:
         changed = memory.store.write(
             lambda c, m=cmap: sync_chat(c, m, kind_of=kind_of_fact, now=stamp)  # type: ignore[misc]
         )
         total += len(changed)
+    memory.store.write(lambda c: retire_again(c, retired))
     return total

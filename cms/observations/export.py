@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cms.errors import StoreError
+from cms.excerpt import fit_text
 from cms.observations.capture import CapturePlace, redact_new, store_candidate
 from cms.observations.migrations import KINDS
 from cms.observations.scope import DEFAULT_NAMES
@@ -160,7 +161,8 @@ def _bullet_record(kind: str, text: str) -> dict[str, Any]:
         match = re.match(r"^([^:]{3,120}):\s+(.+)$", text)
     if match is not None:
         return {"kind": kind, "title": match.group(1).strip(), "body": match.group(2).strip()}
-    return {"kind": kind, "title": text[:120].strip(), "body": text if len(text) > 120 else ""}
+    title = fit_text(text, 120)
+    return {"kind": kind, "title": title, "body": text if title != text else ""}
 
 
 def parse_markdown(text: str) -> list[dict[str, Any]]:

@@ -1,18 +1,23 @@
-"""The project's index of chat-map facts: every fact of every chat of one project, searchable.
+"""The project's index of chat facts (FTS5): every fact and passage of every chat of a project.
 
-Owns the `facts` table of the project store (FTS5 over text and topic path): syncing one chat
-map into it, marking a fact superseded when a later statement of any chat changes or restates
-its subject, and searching it. Knows nothing of hooks, the CLI or providers; runs inside the
-caller's store transactions.
+Owns syncing a chat map into the `facts` table, marking what a later statement of any chat
+supersedes, searching, and the ids (<chat tag>/F7) shown to agents. Knows nothing of hooks,
+the CLI or providers; runs inside the caller's store transactions.
 """
 
 from __future__ import annotations
 
+import zlib
 from datetime import datetime
 
-from cms.observations.recall import query_terms, term_patterns, term_weights
+from cms.observations.recall import (
+    match_terms,
+    or_expression,
+    query_terms,
+    term_patterns,
+    term_weights,
+)
 from cms.observations.store import ObservationStore
-from cms.observations.subject import SAME, is_poorer, relation, subject_words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,7 +86,7 @@ class IndexedFact:
 
     @property
     def key(self) -> str:
-        """The id shown to agents and accepted by `cms get`: <chat prefix>/<fact id>."""
+        """The id shown to agents and accepted by `cms get`: <chat tag>/<fact id>."""
         return fact_key(self.session, self.fact_id)
 
     @property
@@ -89,8 +94,41 @@ class IndexedFact:
         return f"{self.sun} > {self.planet}"
 
 
+def chat_tag(session: str) -> str:
+    """A chat's short name in ids and listings: 8 hex digits of a checksum of its id (a prefix
+    would not do: time-ordered ids such as Codex's share their first digits)."""
+    return f"{zlib.crc32(session.encode('utf-8')):08x}"
+
+
 def fact_key(session: str, fact_id: str) -> str:
-    return f"{session[:8]}/{fact_id}"
+    return f"{chat_tag(session)}/{fact_id}"
+
+
+def fact_source(session: str, fact_id: str) -> str:
+    """How an observation names the chat fact it was promoted from: "<chat id>/<fact id>"."""
+    return f"{session}/{fact_id}"
+
+
+def source_key(source: str) -> str:
+    """The fact key (as shown to agents) of an observation's source."""
+    session, _, fact_id = source.rpartition("/")
+    return fact_key(session, fact_id)
+
+
+def superseded_in_chat(store: ObservationStore, session: str) -> set[str]:
+    """The fact ids of one chat that a later statement superseded (or a model retired)."""
+    rows = store.read(
+        lambda c: c.execute(
+            "SELECT fact_id FROM facts WHERE session = ? AND superseded_by IS NOT NULL",
+            (session,),
+        ).fetchall()
+    )
+    return {r[0] for r in rows}
+
+
+def iso_stamp(iso: str, default: float = 0.0) -> float:
+    """Unix seconds of a map's ISO 8601 time (default when unreadable)."""
+    return _stamp(iso, default)
 
 
 def _stamp(iso: str, default: float) -> float:
@@ -176,7 +214,8 @@ def sync_chat(
                 (int(archived), sun, planet, old[0]),
             )
     gone = [row[0] for fid, row in stored.items() if fid not in seen]
-    for row_id in gone:  # deleted from the map: no longer true
+    for row_id in gone:  # deleted from the map: no longer true; what it superseded is back
+        conn.execute("UPDATE facts SET superseded_by = NULL WHERE superseded_by = ?", (row_id,))
         conn.execute("DELETE FROM facts WHERE id = ?", (row_id,))
     for row_id, _fact_id in changed:
         supersede_related(conn, row_id)
@@ -220,10 +259,12 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
     new = _fact(conn, row_id)
     if new is None:
         return []
+    from cms.observations.subject import SAME, is_poorer, relation, subject_words
+
     words = subject_words(new.text)
     if not words:
         return []
-    expr = " OR ".join(f'"{w}"' for w in words[:24])
+    expr = or_expression(words[:24])
     rows = conn.execute(
         f"SELECT {', '.join('f.' + c.strip() for c in FACT_COLUMNS.split(','))} FROM facts f "
         "JOIN (SELECT rowid AS id, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts "
@@ -265,22 +306,22 @@ def search_facts(
     include_superseded: bool = False,
 ) -> list[FactMatch]:
     """The facts of the project that best match query, best first; relevance combines BM25
-    with the share of (rarity-weighted) query terms a fact holds. A bounded candidate set:
-    the SEARCH_POOL best BM25 hits are rescored."""
+    with the share of (rarity-weighted) query terms a fact holds. The cost is bounded: only the
+    rarest terms whose postings fit the budget are matched (see recall.match_terms), and the
+    SEARCH_POOL best BM25 hits are rescored with every term."""
     terms = query_terms(query)
-    if not terms or limit <= 0:
+    expr = or_expression(match_terms(store, terms, "facts_vocab"))
+    if expr is None or limit <= 0:
         return []
-    expr = " OR ".join(f'"{t}"' for t in terms)
     cols = ", ".join("f." + c.strip() for c in FACT_COLUMNS.split(","))
+    live = "" if include_superseded else "AND f.superseded_by IS NULL "
     sql = (
-        "WITH hits AS (SELECT rowid AS id, bm25(facts_fts, 1.0, 0.5, 0.75) AS rank FROM facts_fts "
-        "WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?) "
-        f"SELECT {cols}, hits.rank FROM hits JOIN facts f ON f.id = hits.id ORDER BY hits.rank"
+        f"SELECT {cols}, bm25(facts_fts, 1.0, 0.5, 0.75) AS rank FROM facts_fts "
+        f"JOIN facts f ON f.id = facts_fts.rowid WHERE facts_fts MATCH ? {live}"
+        "ORDER BY rank LIMIT ?"
     )
     rows = store.read(lambda c: c.execute(sql, (expr, SEARCH_POOL)).fetchall())
     found = [(IndexedFact(r[:-1]), float(r[-1])) for r in rows]
-    if not include_superseded:
-        found = [(f, s) for f, s in found if f.superseded_by is None]
     texts = [f"{f.text} {f.sun} {f.planet}".casefold() for f, _ in found]
     patterns = term_patterns(terms)
     present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
@@ -301,17 +342,17 @@ def search_facts(
 
 
 def find_facts(store: ObservationStore, key: str) -> list[IndexedFact]:
-    """The facts a key names: "<chat prefix>/F7" (or a whole session id before the slash)."""
-    prefix, _, fact_id = key.partition("/")
-    if not prefix or not fact_id:
+    """The facts a key names: "<chat tag>/F7", or a whole chat id before the slash."""
+    chat, _, fact_id = key.partition("/")
+    if not chat or not fact_id:
         return []
     rows = store.read(
         lambda c: c.execute(
-            f"SELECT {FACT_COLUMNS} FROM facts WHERE fact_id = ? AND substr(session, 1, ?) = ?",
-            (fact_id, len(prefix), prefix),
+            f"SELECT {FACT_COLUMNS} FROM facts WHERE fact_id = ?", (fact_id,)
         ).fetchall()
     )
-    return [IndexedFact(r) for r in rows]
+    found = [IndexedFact(r) for r in rows]
+    return [f for f in found if chat in (f.session, chat_tag(f.session))]
 
 
 def fact_by_id(store: ObservationStore, row_id: int) -> IndexedFact | None:
@@ -339,6 +380,21 @@ def superseded_chain(store: ObservationStore, fact: IndexedFact) -> list[Indexed
     return store.read(run)
 
 
-def clear_index(conn: sqlite3.Connection) -> None:
-    """Empty the fact index of map facts (before a rebuild from the maps)."""
+def clear_index(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Empty the fact index of map facts (before a rebuild from the maps); returns the
+    (session, fact id) an update model retired, which no map records, to retire them again."""
+    retired = conn.execute(
+        "SELECT session, fact_id FROM facts WHERE superseded_by = 0 AND kind != ?", (PASSAGE,)
+    ).fetchall()
+    conn.execute(
+        "UPDATE facts SET superseded_by = NULL WHERE kind = ? AND superseded_by IS NOT NULL",
+        (PASSAGE,),
+    )
     conn.execute("DELETE FROM facts WHERE kind != ?", (PASSAGE,))
+    return [(str(a), str(b)) for a, b in retired]
+
+
+def retire_again(conn: sqlite3.Connection, retired: list[tuple[str, str]]) -> None:
+    conn.executemany(
+        "UPDATE facts SET superseded_by = 0 WHERE session = ? AND fact_id = ?", retired
+    )

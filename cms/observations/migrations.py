@@ -127,6 +127,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         """,
     ),
+    (
+        "006_facts_vocab",
+        """
+        CREATE VIRTUAL TABLE facts_vocab USING fts5vocab(facts_fts, 'row');
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -125,10 +125,12 @@ def match_expression(text: str) -> str | None:
     Every term is letters and digits only, so quoting makes it a plain string token; FTS5 then
     stems it with the table's porter tokenizer.
     """
-    terms = query_terms(text)
-    if not terms:
-        return None
-    return " OR ".join(f'"{t}"' for t in terms)
+    return or_expression(query_terms(text))
+
+
+def or_expression(terms: Sequence[str]) -> str | None:
+    """Terms (letters and digits only) quoted and joined by OR for an FTS5 MATCH; None if none."""
+    return " OR ".join(f'"{t}"' for t in terms) if terms else None
 
 
 def term_patterns(terms: Sequence[str]) -> list[tuple[str, re.Pattern[str]]]:
@@ -216,8 +218,11 @@ def _stem_guesses(term: str) -> list[str]:
     return guesses
 
 
-def document_frequencies(store: ObservationStore, terms: Sequence[str]) -> dict[str, int]:
-    """How many observations hold each term (0 when unknown), from the FTS5 vocabulary table.
+def document_frequencies(
+    store: ObservationStore, terms: Sequence[str], vocab: str = "observations_vocab"
+) -> dict[str, int]:
+    """How many rows hold each term (0 when unknown), from an FTS5 vocabulary table (the
+    observations', or `facts_vocab`).
 
     The stored vocabulary holds porter stems; a term's stem is taken to be its longest prefix
     found there. A wrong guess can only overstate how common a term absent from the store is.
@@ -226,7 +231,7 @@ def document_frequencies(store: ObservationStore, terms: Sequence[str]) -> dict[
     wanted = sorted({g for gs in guesses.values() for g in gs})
     if not wanted:
         return {}
-    sql = f"SELECT term, doc FROM observations_vocab WHERE term IN ({','.join('?' * len(wanted))})"
+    sql = f"SELECT term, doc FROM {vocab} WHERE term IN ({','.join('?' * len(wanted))})"
     found: dict[str, int] = dict(store.read(lambda c: c.execute(sql, wanted).fetchall()))
     result = {}
     for term, options in guesses.items():
@@ -235,13 +240,15 @@ def document_frequencies(store: ObservationStore, terms: Sequence[str]) -> dict[
     return result
 
 
-def match_terms(store: ObservationStore, terms: Sequence[str]) -> list[str]:
+def match_terms(
+    store: ObservationStore, terms: Sequence[str], vocab: str = "observations_vocab"
+) -> list[str]:
     """The terms worth matching: rarest first while their postings fit POSTINGS_BUDGET.
 
     Terms held by a large share of the store add little to BM25 but cost a row each to score;
     left out of the MATCH, they still count in the coverage of the candidates.
     """
-    frequency = document_frequencies(store, terms)
+    frequency = document_frequencies(store, terms, vocab)
     chosen: set[str] = set()
     total = 0
     for term in sorted(terms, key=lambda t: frequency.get(t, 0)):
@@ -316,7 +323,9 @@ def recall(
     terms = query_terms(text + " " + " ".join(files or ()))
     if limit <= 0 or not terms:
         return []
-    expr = " OR ".join(f'"{t}"' for t in match_terms(store, terms))
+    expr = or_expression(match_terms(store, terms))
+    if expr is None:
+        return []
     page = max(PAGE_MIN, limit * PAGE_PER_RESULT)
     offset = 0
     pool: list[tuple[Observation, float]] = []
@@ -360,17 +369,17 @@ def briefing(
         return []
     live = "archived_at IS NULL AND superseded_by IS NULL"
     if skip_kinds:
-        live += f" AND kind NOT IN ({', '.join(repr(k) for k in skip_kinds if k.isidentifier())})"
+        live += f" AND kind NOT IN ({', '.join('?' * len(skip_kinds))})"
 
     def run(conn: sqlite3.Connection, size: int) -> list[Observation]:
         rows = conn.execute(
             f"SELECT {COLUMNS} FROM observations WHERE {live} "
             "ORDER BY importance DESC, updated_at DESC LIMIT ?",
-            (size,),
+            (*skip_kinds, size),
         ).fetchall()
         rows += conn.execute(
             f"SELECT {COLUMNS} FROM observations WHERE {live} ORDER BY updated_at DESC LIMIT ?",
-            (size,),
+            (*skip_kinds, size),
         ).fetchall()
         return [row_to_observation(r) for r in rows]
 

@@ -15,6 +15,7 @@ import time
 
 from cms import paths
 from cms.errors import StoreError
+from cms.excerpt import fit_text
 from cms.observations.migrations import KINDS, SCHEMA_VERSION, apply_migrations
 
 TYPE_CHECKING = False  # typing and pathlib cost the prompt hook milliseconds; mypy reads these
@@ -241,19 +242,35 @@ def row_to_observation(row: Sequence[Any]) -> Observation:
     )
 
 
+def fit_body(body: str, limit: int) -> str:
+    """A body within limit, lines kept, shortened at a sentence boundary (never a cut word)."""
+    if len(body) <= limit:
+        return body
+    lines, kept = body.splitlines(), list[str]()
+    for line in lines:
+        room = limit - sum(len(k) + 1 for k in kept)
+        if len(line) <= room:
+            kept.append(line)
+            continue
+        if room > 1:
+            kept.append(fit_text(line, room))
+        break
+    return "\n".join(kept)
+
+
 def clean_new(new: NewObservation) -> NewObservation:
     """A candidate with a known kind, importance 1-5, trimmed texts; StoreError if it has no title."""
     kind = new.kind.strip().lower().replace("-", "_")
     if kind not in KINDS:
         kind = "other"
-    title = re.sub(r"\s+", " ", new.title).strip()[:MAX_TITLE]
+    title = fit_text(new.title, MAX_TITLE)
     if not title:
         raise StoreError("an observation needs a non-empty title")
     files = tuple(dict.fromkeys(f.strip() for f in new.files if f and f.strip()))[:MAX_FILES]
     return NewObservation(
         kind=kind,
         title=title,
-        body=new.body.strip()[:MAX_BODY],
+        body=fit_body(new.body.strip(), MAX_BODY),
         files=files,
         importance=min(5, max(1, int(new.importance))),
         source=new.source,
@@ -515,9 +532,10 @@ class ObservationStore:
     def forget(
         self, *, ids: Iterable[int] = (), branch: str | None = None, session: str | None = None
     ) -> int:
-        """Delete observations by id, by branch or by session; returns how many went.
+        """Delete observations by id, by branch or by session (with the session's indexed facts
+        and passages); returns how many observations went.
 
-        An observation that the deleted ones superseded becomes live again.
+        What the deleted ones superseded becomes live again.
         """
         clauses: list[tuple[str, tuple[Any, ...]]] = []
         id_list = list(ids)
@@ -540,6 +558,13 @@ class ObservationStore:
                     args,
                 )
                 count += c.execute(f"DELETE FROM observations WHERE {clause}", args).rowcount
+            if session is not None:  # the chat's facts and passages go with it
+                c.execute(
+                    "UPDATE facts SET superseded_by = NULL WHERE superseded_by IN "
+                    "(SELECT id FROM facts WHERE session = ?)",
+                    (session,),
+                )
+                c.execute("DELETE FROM facts WHERE session = ?", (session,))
             return count
 
         return self.write(run)

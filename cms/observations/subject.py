@@ -22,6 +22,7 @@ _CUE_WORDS = frozenset(
     important note ensure rule rules convention conventions practice practices standard
     standards follow following team our we us i you your keep stick consistent consistency
     update updated new old instead okay ok right well now currently just really
+    decide decided decision chose chosen choose agreed agree noted note
     """.split()
 )
 _CLITICS = frozenset(["ll", "ve", "re"])  # what is left of "I'll", "we've", "you're"

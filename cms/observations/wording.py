@@ -92,6 +92,20 @@ _NARRATION = re.compile(
 )
 
 
+_QUESTION = re.compile(
+    r"\?[)\]\"'\u201d\u2019]*\s*$|^(?:quick question|question)\b|^(?:(?:so|and|but|ok|okay|also),? )?"
+    r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+    r"should|would|will|shall|may|might|have|has|had)\b(?! (?:not|sure|you|we) \w+ to\b)[^.!:;]*$",
+    re.I,
+)
+
+
+def is_question(text: str) -> bool:
+    """A question, with or without its question mark ("Quick question - what prefix do we use",
+    "Do we still use Postgres 16?)"): never memory, though its answer may be."""
+    return bool(_QUESTION.search(text.strip()))
+
+
 def is_narration(text: str) -> bool:
     """An agent saying what it is about to do or look at ("Let me check ...", "I'll ..."):
     the next minute's plan, not something to remember."""

@@ -13,7 +13,13 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from cms.map.model import MAX_FACT
-from cms.observations.wording import is_courtesy, is_general, is_narration, is_rule
+from cms.observations.wording import (
+    is_courtesy,
+    is_general,
+    is_narration,
+    is_question,
+    is_rule,
+)
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
 
@@ -77,7 +83,7 @@ _LEAD = re.compile(
     r"done|update|change of plan|note|fyi|by the way|btw|important|i see(?: the (?:issue|problem)| now)?|"
     r"firstly|secondly|thirdly|lastly|additionally|moreover|furthermore|one more thing|"
     r"another thing|on (?:a|another) note|absolutely|understood|of course|certainly|definitely|"
-    r"indeed|exactly"
+    r"indeed|exactly|noted"
     r")(?:[,!.:;]+\s*|\s+[-\u2013\u2014]\s+|\s+))+",
     re.I,
 )
@@ -462,7 +468,7 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
         if size < 2 or _FILLER.match(text) or is_courtesy(unit.text):
             continue
         kind: str | None
-        if text.endswith("?"):  # a question or an offer is never memory; its answer may be
+        if is_question(text):  # a question or an offer is never memory; its answer may be
             if unit.source != "user" or not _REQUEST.match(text) or _OFFER.match(text.lower()):
                 continue
             kind = None if task_taken else "task"  # a request: the chat's current task

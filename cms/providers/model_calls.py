@@ -30,8 +30,9 @@ _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.S)
 
 
 def _short(text: str, limit: int = 120) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    from cms.excerpt import fit_text
+
+    return fit_text(text, limit)
 
 
 def _failure(message: str, *, provider: ModelProvider, purpose: str, project: str) -> ProviderError:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cms.observations.access import open_project_memory
+from cms.observations.facts import chat_tag
 from tests.hooks.helpers import (
     assert_clean_reply,
     context_of,
@@ -111,7 +112,7 @@ def test_a_new_chat_gets_the_changed_rule_and_finds_yesterdays_facts(tmp_path: P
 
     database = run_search_line(start, "which database do we use for orders", repo)
     assert "PostgreSQL 16" in database and "JSONB" in database
-    assert "chat chat-a-0" in database  # the hit names the chat it came from
+    assert f"chat {chat_tag('chat-a-0001')}" in database  # the hit names the chat it came from
     cause = run_search_line(start, "root cause of the login test failure", repo)
     assert "race in the token refresh" in cause
     assert "'e_'" not in run_search_line(start, "function argument names prefix", repo)

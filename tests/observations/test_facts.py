@@ -1,0 +1,112 @@
+"""The project's fact index: sync, supersession across chats, ids, forget and reindex."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cms import paths
+from cms.map.model import CorrelationMap, new_map
+from cms.map.ops import apply_ops
+from cms.map.store import save_map
+from cms.observations.access import open_project_memory
+from cms.observations.chatsync import rebuild_fact_index, sync_chat_memory
+from cms.observations.facts import chat_tag, fact_key, find_facts
+from cms.observations.wording import is_question
+from cms.project_search import search_project
+
+
+def chat(session: str, *facts: str) -> CorrelationMap:
+    cmap = new_map(session, "p")
+    sats = list(facts)
+    apply_ops(
+        cmap,
+        [{"op": "add_sun", "title": "Conventions", "planets": [{"title": "Names", "sats": sats}]}],
+    )
+    save_map(paths.map_path(session), cmap)
+    return cmap
+
+
+def searched(repo: Path, query: str, session: str | None = None) -> list[str]:
+    memory = open_project_memory(repo, create=True)
+    assert memory is not None
+    with memory:
+        return [h.text for h in search_project(memory, query, k=10, session=session)]
+
+
+def sync(repo: Path, cmap: CorrelationMap) -> None:
+    memory = open_project_memory(repo, create=True)
+    assert memory is not None
+    with memory:
+        sync_chat_memory(memory, cmap, cwd=repo)
+
+
+RULE_E = "From now on, start function argument names with 'e_'."
+RULE_J = "From now on, start function argument names with 'j_' instead."
+
+
+def test_a_resumed_chat_does_not_see_its_own_rule_that_a_later_chat_changed(tmp_path: Path) -> None:
+    a, b = chat("chat-a", RULE_E), chat("chat-b", RULE_J)
+    sync(tmp_path, a)
+    sync(tmp_path, b)
+    texts = searched(tmp_path, "function argument names", session="chat-a")
+    assert RULE_J in texts and RULE_E not in texts
+
+
+def test_forgetting_a_chat_drops_its_facts_and_revives_what_they_superseded(tmp_path: Path) -> None:
+    a, b = chat("chat-a", RULE_E), chat("chat-b", RULE_J)
+    sync(tmp_path, a)
+    sync(tmp_path, b)
+    memory = open_project_memory(tmp_path, create=False)
+    assert memory is not None
+    with memory:
+        memory.store.forget(session="chat-b")
+    texts = searched(tmp_path, "function argument names")
+    assert RULE_J not in texts and RULE_E in texts
+
+
+def test_time_ordered_chat_ids_get_distinct_fact_ids(tmp_path: Path) -> None:
+    first, second = "01a2281f-bb3b-7c00-9e11-aaaaaaaaaaaa", "01a2281f-bfbc-7c00-9e11-bbbbbbbbbbbb"
+    assert fact_key(first, "F3") != fact_key(second, "F3")
+    sync(tmp_path, chat(first, "Deploys go through the staging cluster first."))
+    sync(tmp_path, chat(second, "Releases are tagged from the main branch only."))
+    memory = open_project_memory(tmp_path, create=False)
+    assert memory is not None
+    with memory:
+        found = find_facts(memory.store, fact_key(second, "F3"))
+        by_full_id = find_facts(memory.store, f"{second}/F3")
+    assert [f.session for f in found] == [second] == [f.session for f in by_full_id]
+    assert chat_tag(first) != chat_tag(second)
+
+
+def test_reindex_keeps_what_an_update_model_retired(tmp_path: Path) -> None:
+    a = chat("chat-a", "The billing export runs nightly at 02:00 UTC.")
+    sync(tmp_path, a)
+    memory = open_project_memory(tmp_path, create=False)
+    assert memory is not None
+    with memory:
+        memory.store.write(
+            lambda c: c.execute("UPDATE facts SET superseded_by = 0 WHERE fact_id = 'F3'")
+        )
+        rebuild_fact_index(memory, [a])
+    assert "The billing export runs nightly at 02:00 UTC." not in searched(
+        tmp_path, "billing export"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Quick question - what prefix do we use for argument names",
+        "Do we still use PostgreSQL 16 for orders?)",
+        "should we start function argument names with 'x_' instead",
+    ],
+)
+def test_questions_are_told_without_their_question_mark(text: str) -> None:
+    assert is_question(text)
+
+
+def test_statements_are_not_questions() -> None:
+    assert not is_question("How the parser works is documented in docs/parser.md.")
+    assert not is_question("Do not use print statements.")
