@@ -59,6 +59,7 @@ class HooksConfig(_Section):
     inject_max_chars: int = 9500
     recall_limit: int = 5
     briefing_limit: int = 5
+    in_force_chars: int = 4000
 
 
 class ProviderConfig(_Section):
@@ -124,6 +125,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "hooks.inject_max_chars": (500, 9500),
     "hooks.recall_limit": (0, 20),
     "hooks.briefing_limit": (0, 20),
+    "hooks.in_force_chars": (0, 8000),
     "provider.timeout_seconds": (1, 600),
     "provider.max_retries": (0, 10),
     "provider.max_tokens": (64, 64_000),

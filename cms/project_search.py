@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from cms.observations.access import ProjectMemory
 
 CURRENT_CHAT_SHARE = 0.5  # the given chat's hits go first when at least this share of the best
+RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be done
+STANDING_KINDS = ("preference", "decision")
 STATE_NAME = "injected.json"  # written by the hooks; holds the folder the chat runs in
 
 
@@ -28,6 +30,7 @@ class MemoryHit:
         "chat",
         "id",
         "is_passage",
+        "kind",
         "label",
         "relevance",
         "source",
@@ -47,8 +50,10 @@ class MemoryHit:
         source: str | None = None,
         turn: int | None = None,
         is_passage: bool = False,
+        kind: str = "",
     ) -> None:
         self.id = id
+        self.kind = kind  # the fact's or observation's kind ("" when unknown)
         self.turn = turn
         self.is_passage = is_passage  # the chat's own words, not an extracted fact
         self.label = label  # "Sun > Planet" for a fact, the kind for an observation
@@ -99,7 +104,7 @@ def fact_hit(match: FactMatch) -> MemoryHit:
     source = fact_source(fact.session, fact.fact_id)
     return MemoryHit(
         fact.key, label, fact.text, fact.session, fact.updated_at, match.relevance, source,
-        turn=fact.turn, is_passage=passage,
+        turn=fact.turn, is_passage=passage, kind=fact.kind,
     )  # fmt: skip
 
 
@@ -107,8 +112,9 @@ def observation_hit(found: RecalledObservation) -> MemoryHit:
     obs = found.observation
     text = observation_text(obs)
     return MemoryHit(
-        f"O{obs.id}", obs.kind, text, obs.session, obs.updated_at, found.relevance, obs.source
-    )
+        f"O{obs.id}", obs.kind, text, obs.session, obs.updated_at, found.relevance, obs.source,
+        kind=obs.kind,
+    )  # fmt: skip
 
 
 def chat_folder(session: str | None) -> str | None:
@@ -182,21 +188,30 @@ def search_project(
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best.
     The given chat's facts come from its map, the other chats' from the project's index."""
+    from cms.observations.wording import rule_query
+
+    text, asks_rule = rule_query(query)
+    if not text.strip():
+        text, asks_rule = query, True
     if memory is None:
-        return chat_hits(session, query, k)[:k] if session else []
+        return chat_hits(session, text, k)[:k] if session else []
     from cms.observations.facts import superseded_in_chat
 
-    own = chat_hits(session, query, k, superseded_in_chat(memory.store, session)) if session else []
+    own = chat_hits(session, text, k, superseded_in_chat(memory.store, session)) if session else []
     facts = own + [
         fact_hit(m)
-        for m in search_facts(memory.store, query, limit=3 * k)
+        for m in search_facts(memory.store, text, limit=3 * k)
         if m.fact.session != session
     ]
     facts = _without_repeated_passages(facts)
     shown = {hit.source for hit in facts}
-    found = recall(memory.store, query, scope=memory.scope, limit=2 * k, touch=False)
+    found = recall(memory.store, text, scope=memory.scope, limit=2 * k, touch=False)
     observations = [observation_hit(r) for r in found]
     hits = facts + [h for h in observations if not h.source or h.source not in shown]
+    if asks_rule:  # "what prefix should I use ...": the rules in force first
+        for hit in hits:
+            if hit.kind in STANDING_KINDS:
+                hit.relevance *= RULE_BOOST
     hits.sort(key=lambda h: (-h.relevance, -h.updated_at, h.id))
     hits = hits[:k]
     if session and hits:

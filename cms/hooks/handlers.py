@@ -60,7 +60,7 @@ def session_start(event: HookEvent, config: Config) -> str | None:
 
     limit = inject.inject_limit(config.hooks.inject_max_chars)
     view = _index_view(event.session_id, limit)
-    rules = in_force_notes(event.cwd)
+    rules = in_force_notes(event.cwd, config.hooks.in_force_chars)
     notes = briefing_notes(
         event.cwd, config.hooks.briefing_limit, skip={note_id for note_id, _ in rules}
     )

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from cms.observations.recall import RecalledObservation
 
 Note = tuple[str, str]
-IN_FORCE_CHARS = 2000  # the "in force" section of SessionStart (measured: docs/benchmarks.md)
 LINE_CHARS = 320  # past this a line shows its title and first whole sentence, and its id
 
 
@@ -43,7 +42,7 @@ def rule_line(found: RecalledObservation, branch: str | None) -> Note:
     return f"O{o.id}", line
 
 
-def in_force_notes(cwd: str, budget: int = IN_FORCE_CHARS) -> list[Note]:
+def in_force_notes(cwd: str, budget: int) -> list[Note]:
     """The project's standing rules (preferences, conventions, decisions) in force on this
     branch, most important and most recently confirmed first, within budget characters."""
     if budget <= 0:

@@ -28,12 +28,29 @@ _CUE_WORDS = frozenset(
 _CLITICS = frozenset(["ll", "ve", "re"])  # what is left of "I'll", "we've", "you're"
 # Words that state an aspect of their own: two rules that differ by one of these govern
 # different things ("start names with x_" and "end names with _y" both stay in force).
-_ASPECT_WORDS = frozenset(
-    """
-    start end begin prefix suffix first last before after min max minimum maximum upper lower
-    read write input output client server include exclude enable disable open close
-    """.split()
+_ASPECTS = (  # words naming one aspect count as one word: "start with" is "prefix"
+    ("head", "start begin prefix first before leading"),
+    ("tail", "end suffix last after trailing"),
+    ("min", "min minimum"),
+    ("max", "max maximum"),
+    ("upper", "upper uppercase"),
+    ("lower", "lower lowercase"),
+    ("read", "read"),
+    ("write", "write"),
+    ("input", "input"),
+    ("output", "output"),
+    ("client", "client"),
+    ("server", "server"),
+    ("include", "include"),
+    ("exclude", "exclude"),
+    ("enable", "enable"),
+    ("disable", "disable"),
+    ("open", "open"),
+    ("close", "close"),
 )
+_ASPECT_OF = {
+    stem(_w).removesuffix("e"): f"<{_name}>" for _name, _words in _ASPECTS for _w in _words.split()
+}
 _CHANGE_CUE = re.compile(
     r"\b(?:from now on|going forward|moving forward|from here on|instead of|instead|rather than|"
     r"no longer|not anymore|switch(?:ed|ing)? (?:over )?to|changed? (?:it |this |that )?to|"
@@ -62,6 +79,30 @@ def _is_value_token(token: str) -> bool:
     if len(token) > 1 and token.isupper():
         return True
     return any(c.isupper() for c in token[1:]) and any(c.islower() for c in token)
+
+
+def _plain(word: str) -> str:
+    """A word without its plural or verb -s ("names" -> "name", "classes" -> "class")."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if (
+        (len(word) > 4
+        and word.endswith("es")
+        and word[-3] in "sxz")
+        or word.endswith(("ches", "shes"))
+    ):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def canonical(word: str) -> str:
+    """One form for the words of one meaning, as frames compare them: plural, tense and a final
+    e folded ("name", "names", "naming" -> "nam"); aspect words to their aspect ("start",
+    "prefix" -> "<head>")."""
+    base = stem(_plain(word)).removesuffix("e")
+    return _ASPECT_OF.get(base, base)
 
 
 def values_of(text: str) -> frozenset[str]:
@@ -98,7 +139,7 @@ def frame_of(text: str) -> frozenset[str]:
         for word in _WORD.findall(token.lower()):
             if len(word) < 2 or word in STOPWORDS or word in _CUE_WORDS or word in _CLITICS:
                 continue
-            terms.add(stem(word))
+            terms.add(canonical(word))
     return frozenset(terms)
 
 
@@ -117,7 +158,7 @@ def subject_words(text: str) -> list[str]:
 
 
 _META_WORDS = frozenset(
-    stem(w)
+    canonical(w)
     for w in """
     code coding coder style instruction instructions guideline guidelines practice practices
     convention conventions standard standards rule rules consistency consistent consistently
@@ -188,9 +229,9 @@ def is_poorer(newer: str, older: str) -> bool:
     return values_of(newer) < values_of(older)
 
 
-_ASPECT_STEMS = frozenset(stem(w) for w in _ASPECT_WORDS)
+_ASPECT_STEMS = frozenset(f"<{name}>" for name, _words in _ASPECTS)
 # Verbs whose objects add up: a new value stands beside the old unless the text says it replaces.
-_ADDITIVE_STEMS = frozenset(stem(w) for w in ("add", "include", "import", "install", "append"))
+_ADDITIVE_STEMS = frozenset(canonical(w) for w in ("add", "include", "import", "install", "append"))
 _REPLACE_CUE = re.compile(
     r"\b(?:instead|rather than|no longer|not anymore|any ?more|switch(?:ed|ing)?|replac\w*|"
     r"chang\w*|updat\w*|drop(?:ped)?|remove[ds]?|stop)\b",

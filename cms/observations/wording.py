@@ -106,6 +106,25 @@ def is_question(text: str) -> bool:
     return bool(_QUESTION.search(text.strip()))
 
 
+_RULE_WORDS = re.compile(
+    r"\b(?:conventions?|rules?|standards?|guidelines?|practices?|polic(?:y|ies)|preferences?)\b",
+    re.I,
+)
+_RULE_ASK = re.compile(
+    r"\b(?:should|must|do|shall) (?:i|we)\b|\b(?:which|what) (?:\w+ )?(?:prefix|suffix|style|"
+    r"name|naming|format|tool|version)\b|\bhow (?:do|should) (?:i|we)\b",
+    re.I,
+)
+
+
+def rule_query(text: str) -> tuple[str, bool]:
+    """A query without its words for rules in general ("convention", "rule", "guideline"),
+    which would match talk about conventions rather than the conventions themselves, and
+    whether it asks how things are to be done (then the rules in force rank first)."""
+    stripped = _RULE_WORDS.sub(" ", text)
+    return stripped, stripped != text or bool(_RULE_ASK.search(text))
+
+
 def is_narration(text: str) -> bool:
     """An agent saying what it is about to do or look at ("Let me check ...", "I'll ..."):
     the next minute's plan, not something to remember."""
