@@ -29,7 +29,7 @@ from cms.observations.store import (
     insert_observation,
     title_key,
 )
-from cms.observations.subject import CHANGED, SAME, is_vague, relation, values_of
+from cms.observations.subject import CHANGED, SAME, frame_of, is_vague, relation, values_of
 from cms.observations.wording import (
     has_literal,
     is_courtesy,
@@ -98,16 +98,23 @@ def _near(a: str, b: str) -> bool:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= NEAR_IDENTICAL
 
 
+def _numbered_apart(a: str, b: str) -> bool:
+    """Titles that say the same words but name other values ("note 17", "note 18")."""
+    return frame_of(a) == frame_of(b) and values_of(a) != values_of(b)
+
+
 def _relation(new: NewObservation, body: str, title: str) -> str | None:
     """How the candidate relates to a stored observation: SAME (a restatement: the same subject
     and the same values), CHANGED (the same subject, another value) or None. Bodies are what is
-    compared (a title is a name given by hand: two titles are two items unless the bodies say
-    the same subject); near-identical wording counts as the same subject, and a correction is
-    never folded as a near-duplicate."""
+    compared; near-identical wording counts as the same subject, and a correction is never
+    folded as a near-duplicate. Titles given by hand that differ only by a value ("note 17",
+    "note 18") name two items; a fact's title is only its topic."""
     newer, older = new.body.strip(), body.strip()
+    same_title = title_key(title) == title_key(new.title)
     if not newer or not older:
-        same_title = title_key(title) == title_key(new.title)
         return (SAME if newer == older else CHANGED) if same_title else None
+    if not same_title and new.source is None and _numbered_apart(new.title, title):
+        return None
     found = relation(newer, older)
     if found is None and _near(newer, older):
         found = SAME if values_of(newer) <= values_of(older) else CHANGED
