@@ -299,18 +299,13 @@ class AncestryCache:
         if len(answers) > _CACHE_LIMIT:
             for key in list(answers)[: len(answers) - _CACHE_LIMIT // 2]:
                 del answers[key]
-        folder, name = os.path.split(self.path)
-        tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-        try:
-            os.makedirs(folder or ".", exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps({"version": 1, "ancestry": answers}))
-            os.replace(tmp, self.path)
+        from cms.privatefile import write_atomically  # folders 0700, file 0600, no symlink
+
+        data = json.dumps({"version": 1, "ancestry": answers}).encode("utf-8")
+        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+            write_atomically(self.path, data)
         except OSError:
-            try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
-                os.unlink(tmp)
-            except OSError:
-                pass
+            pass
 
     def _derived(self, commit: str, head: str) -> bool | None:
         answers = self._load()

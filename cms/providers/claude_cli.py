@@ -23,6 +23,7 @@ from typing import Any
 from cms import paths
 from cms.config import ProviderConfig
 from cms.errors import ProviderError
+from cms.privatefile import make_dirs
 from cms.providers.base import Completion
 
 _SLUG_MAX = 200
@@ -205,7 +206,7 @@ class ClaudeCliProvider:
             raise ProviderError(f"claude CLI not found on PATH: {self._config.claude_cli_path}")
         sandbox = paths.sandbox_dir()
         try:
-            sandbox.mkdir(parents=True, exist_ok=True)
+            make_dirs(str(sandbox))  # 0700, whatever the umask
         except OSError as exc:
             raise ProviderError(f"cannot create sandbox {sandbox}: {exc.strerror}") from None
         env = dict(self._env)
