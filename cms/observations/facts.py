@@ -11,9 +11,11 @@ import zlib
 from datetime import datetime
 
 from cms.observations.recall import (
+    frequencies_in,
     match_terms,
     or_expression,
     query_terms,
+    rarest,
     term_patterns,
     term_weights,
 )
@@ -261,10 +263,10 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
         return []
     from cms.observations.subject import SAME, is_poorer, relation, subject_words
 
-    words = subject_words(new.text)
-    if not words:
+    words = subject_words(new.text)[:24]
+    expr = or_expression(rarest(words, frequencies_in(conn, words, "facts_vocab")))
+    if expr is None:
         return []
-    expr = or_expression(words[:24])
     rows = conn.execute(
         f"SELECT {', '.join('f.' + c.strip() for c in FACT_COLUMNS.split(','))} FROM facts f "
         "JOIN (SELECT rowid AS id, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts "

@@ -227,12 +227,19 @@ def document_frequencies(
     The stored vocabulary holds porter stems; a term's stem is taken to be its longest prefix
     found there. A wrong guess can only overstate how common a term absent from the store is.
     """
+    return store.read(lambda c: frequencies_in(c, terms, vocab))
+
+
+def frequencies_in(
+    conn: sqlite3.Connection, terms: Sequence[str], vocab: str = "observations_vocab"
+) -> dict[str, int]:
+    """document_frequencies inside the caller's transaction."""
     guesses = {t: _stem_guesses(t) for t in terms}
     wanted = sorted({g for gs in guesses.values() for g in gs})
     if not wanted:
         return {}
     sql = f"SELECT term, doc FROM {vocab} WHERE term IN ({','.join('?' * len(wanted))})"
-    found: dict[str, int] = dict(store.read(lambda c: c.execute(sql, wanted).fetchall()))
+    found: dict[str, int] = dict(conn.execute(sql, wanted).fetchall())
     result = {}
     for term, options in guesses.items():
         present = [g for g in options if g in found]
@@ -248,12 +255,18 @@ def match_terms(
     Terms held by a large share of the store add little to BM25 but cost a row each to score;
     left out of the MATCH, they still count in the coverage of the candidates.
     """
-    frequency = document_frequencies(store, terms, vocab)
+    return rarest(terms, document_frequencies(store, terms, vocab))
+
+
+def rarest(
+    terms: Sequence[str], frequency: dict[str, int], budget: int = POSTINGS_BUDGET
+) -> list[str]:
+    """The rarest terms whose postings together fit budget (at least one), in query order."""
     chosen: set[str] = set()
     total = 0
     for term in sorted(terms, key=lambda t: frequency.get(t, 0)):
         cost = frequency.get(term, 0)
-        if chosen and total + cost > POSTINGS_BUDGET:
+        if chosen and total + cost > budget:
             break
         chosen.add(term)
         total += cost

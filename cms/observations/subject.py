@@ -85,11 +85,8 @@ def _plain(word: str) -> str:
     """A word without its plural or verb -s ("names" -> "name", "classes" -> "class")."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
-    if (
-        (len(word) > 4
-        and word.endswith("es")
-        and word[-3] in "sxz")
-        or word.endswith(("ches", "shes"))
+    if (len(word) > 4 and word.endswith("es") and word[-3] in "sxz") or word.endswith(
+        ("ches", "shes")
     ):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
@@ -105,7 +102,30 @@ def canonical(word: str) -> str:
     return _ASPECT_OF.get(base, base)
 
 
+_MEMO_LIMIT = 20_000  # statements whose frame and values are kept (a reindex compares many)
+_values_memo: dict[str, frozenset[str]] = {}
+_frames_memo: dict[str, frozenset[str]] = {}
+
+
 def values_of(text: str) -> frozenset[str]:
+    found = _values_memo.get(text)
+    if found is None:
+        found = _values(text)
+        if len(_values_memo) < _MEMO_LIMIT:
+            _values_memo[text] = found
+    return found
+
+
+def frame_of(text: str) -> frozenset[str]:
+    found = _frames_memo.get(text)
+    if found is None:
+        found = _frame(text)
+        if len(_frames_memo) < _MEMO_LIMIT:
+            _frames_memo[text] = found
+    return found
+
+
+def _values(text: str) -> frozenset[str]:
     """The values a statement names: quoted literals and value-like tokens, case kept for
     affixes, plus "not" when the statement is negative (a rule turned around is a new value)."""
     found: set[str] = set()
@@ -126,7 +146,7 @@ def values_of(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def frame_of(text: str) -> frozenset[str]:
+def _frame(text: str) -> frozenset[str]:
     """What a statement is about: its stemmed content words, without values, cue words and
     stopwords ("always start function argument names with 'e_'" -> start, function, argument,
     name)."""
