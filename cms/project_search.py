@@ -1,17 +1,20 @@
 """Searching one project's whole memory: the facts and passages of all its chats and its
 observations, merged into one ranking (the given chat first among the relevant, nothing shown
 twice, nothing superseded) and rendered one line each with id, path or kind, chat and age,
-verbatim. Finds the chat's folder; knows nothing of hooks' timing or of typer.
+verbatim. Knows nothing of hooks or of typer.
 """
 
 from __future__ import annotations
 
-import json
-import os
-
 from cms import paths
 from cms.observations.facts import PASSAGE, FactMatch, chat_tag, fact_source, search_facts
-from cms.observations.recall import RecalledObservation, format_age, observation_text, recall
+from cms.observations.recall import (
+    STANDING_KINDS,
+    RecalledObservation,
+    format_age,
+    observation_text,
+    recall,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,12 +22,10 @@ if TYPE_CHECKING:
 
 CURRENT_CHAT_SHARE = 0.5  # the given chat's hits go first when at least this share of the best
 RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be done
-STANDING_KINDS = ("preference", "decision")
-STATE_NAME = "injected.json"  # written by the hooks; holds the folder the chat runs in
 
 
 class MemoryHit:
-    """One search result: a chat fact or a project observation (treat as immutable)."""
+    """One search result: a chat fact, a passage or a project observation."""
 
     __slots__ = (
         "chat",
@@ -115,21 +116,6 @@ def observation_hit(found: RecalledObservation) -> MemoryHit:
         f"O{obs.id}", obs.kind, text, obs.session, obs.updated_at, found.relevance, obs.source,
         kind=obs.kind,
     )  # fmt: skip
-
-
-def chat_folder(session: str | None) -> str | None:
-    """The folder a chat runs in, as its hooks recorded it (None when unknown)."""
-    if not session:
-        return None
-    try:
-        with open(
-            os.path.join(paths.chat_dir_str(session), STATE_NAME), encoding="utf-8"
-        ) as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    folder = data.get("cwd") if isinstance(data, dict) else None
-    return folder if isinstance(folder, str) and folder else None
 
 
 def chat_hits(

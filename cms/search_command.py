@@ -64,8 +64,8 @@ def print_project_search(
     """Print the project's facts and observations that match query, verbatim, with their ids,
     topic path or kind, chat and age; the given chat's first. The project is the one the chat
     runs in (as its hooks recorded it), else the one of the current folder."""
+    from cms.hooks.inject import chat_folder
     from cms.observations.access import open_project_memory
-    from cms.project_search import chat_folder
 
     config = load_command_config()  # a broken cms.toml is one clear error here too
     folder = cwd or chat_folder(session) or os.getcwd()

@@ -34,7 +34,7 @@ class UnknownItemError(CmsError):
 
 
 def _open(cwd: Path | None, session: str | None, *, create: bool = False) -> ProjectMemory:
-    from cms.project_search import chat_folder
+    from cms.hooks.inject import chat_folder
 
     folder = cwd or chat_folder(session) or Path.cwd()
     memory = open_project_memory(folder, create=create)

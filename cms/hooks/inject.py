@@ -215,6 +215,12 @@ def load_state(session_id: str) -> InjectionState:
     )
 
 
+def chat_folder(session_id: str | None) -> str | None:
+    """The folder a chat runs in, as its hooks recorded it (None when unknown): the project
+    that `cms search --session` and `cms get --session` mean."""
+    return (load_state(session_id).cwd or None) if session_id else None
+
+
 def save_state(session_id: str, state: InjectionState) -> None:
     """Record what the chat has been shown (atomic replace)."""
     from cms.hooks.statefile import write_state

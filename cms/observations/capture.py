@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from cms.errors import StoreError
 from cms.observations.facts import fact_source
-from cms.observations.recall import or_expression, query_terms
+from cms.observations.recall import STANDING_KINDS, or_expression, query_terms
 from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state
 from cms.observations.store import (
     NewObservation,
@@ -343,7 +343,6 @@ _NOT_MEMORY = re.compile(r"^(?:open question|task|question)\s*:", re.I)
 _CAUSE = re.compile(
     r"\b(?:root cause|caused by|because|the fix|fixed by|resolved by|was causing)\b", re.I
 )
-STANDING_KINDS = ("preference", "decision")
 
 
 def is_memory(text: str) -> bool:

@@ -15,12 +15,12 @@ from typing import Any
 from cms.map.model import CorrelationMap
 from cms.observations.access import ProjectMemory
 from cms.observations.capture import (
-    STANDING_KINDS,
     capture_with_outcomes,
     kind_of_fact,
     observations_from_map,
 )
 from cms.observations.facts import clear_index, index_passages, retire_again, sync_chat
+from cms.observations.recall import STANDING_KINDS
 
 
 class SyncResult:
