@@ -6,10 +6,10 @@ mid-word. Pure standard library, cheap to import (the prompt hook uses it).
 
 from __future__ import annotations
 
-import re
+from cms.lazypattern import LazyPattern
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`@])|\n+")
-_CLAUSE_END = re.compile(r"(?<=[,;:])\s+|\s+(?=\u2014|--\s|\(|because\b|so that\b|which\b)")
+_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`@])|\n+")
+_CLAUSE_END = LazyPattern(r"(?<=[,;:])\s+|\s+(?=\u2014|--\s|\(|because\b|so that\b|which\b)")
 ELLIPSIS = "\u2026"
 
 

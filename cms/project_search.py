@@ -169,11 +169,17 @@ def _without_repeated_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
 
 
 def search_project(
-    memory: ProjectMemory | None, query: str, *, k: int, session: str | None = None
+    memory: ProjectMemory | None,
+    query: str,
+    *,
+    k: int,
+    session: str | None = None,
+    passages: bool = True,
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best.
-    The given chat's facts come from its map, the other chats' from the project's index."""
+    The given chat's facts come from its map, the other chats' from the project's index;
+    passages=False leaves the chats' passages out (the prompt hook injects items only)."""
     from cms.observations.wording import rule_query
 
     text, asks_rule = rule_query(query)
@@ -186,10 +192,11 @@ def search_project(
     own = chat_hits(session, text, k, superseded_in_chat(memory.store, session)) if session else []
     facts = own + [
         fact_hit(m)
-        for m in search_facts(memory.store, text, limit=3 * k)
+        for m in search_facts(memory.store, text, limit=3 * k, passages=passages)
         if m.fact.session != session
     ]
-    facts = _without_repeated_passages(facts)
+    if passages:
+        facts = _without_repeated_passages(facts)
     shown = {hit.source for hit in facts}
     found = recall(memory.store, text, scope=memory.scope, limit=2 * k, touch=False)
     observations = [observation_hit(r) for r in found]

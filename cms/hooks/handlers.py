@@ -49,21 +49,19 @@ def _index_view(session_id: str, limit: int) -> IndexView | None:
 
 
 def _shown_ids(notes: list[tuple[str, str]], context: str) -> list[str]:
-    return [note_id for note_id, line in notes if line in context]
+    """The ids (a note may have several, space-separated) of the notes that made it in."""
+    return [i for note_ids, line in notes if line in context for i in note_ids.split()]
 
 
 def session_start(event: HookEvent, config: Config) -> str | None:
     """Inject the map index (if any), the project's rules in force and the briefing; remember
     what was shown and the folder the chat runs in."""
     from cms.hooks import inject
-    from cms.hooks.projectnotes import briefing_notes, in_force_notes
+    from cms.hooks.projectnotes import start_notes
 
     limit = inject.inject_limit(config.hooks.inject_max_chars)
     view = _index_view(event.session_id, limit)
-    rules = in_force_notes(event.cwd, config.hooks.in_force_chars)
-    notes = briefing_notes(
-        event.cwd, config.hooks.briefing_limit, skip={note_id for note_id, _ in rules}
-    )
+    rules, notes = start_notes(event.cwd, config.hooks.in_force_chars, config.hooks.briefing_limit)
     sections = []
     if view is not None and view.text:
         sections.append(inject.index_section(view))

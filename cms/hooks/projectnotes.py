@@ -18,16 +18,27 @@ if TYPE_CHECKING:
     from collections.abc import Collection
 
     from cms.observations.recall import RecalledObservation
+    from cms.observations.store import Observation
 
 Note = tuple[str, str]
 LINE_CHARS = 320  # past this a line shows its title and first whole sentence, and its id
+
+
+def _ids(obs: Observation) -> str:
+    """A note's ids, space-separated: the observation's, and its source fact's (what was shown
+    under one id is not shown again under the other)."""
+    if not obs.source:
+        return f"O{obs.id}"
+    from cms.observations.facts import source_key
+
+    return f"O{obs.id} {source_key(obs.source)}"
 
 
 def note_line(obs: RecalledObservation, now: float, branch: str | None) -> Note:
     from cms.observations.recall import format_observation_line
 
     o = obs.observation
-    return f"O{o.id}", f"O{o.id} {format_observation_line(obs, now, branch, limit=LINE_CHARS)}"
+    return _ids(o), f"O{o.id} {format_observation_line(obs, now, branch, limit=LINE_CHARS)}"
 
 
 def rule_line(found: RecalledObservation, branch: str | None) -> Note:
@@ -39,68 +50,39 @@ def rule_line(found: RecalledObservation, branch: str | None) -> Note:
     line = f"O{o.id} {observation_text(o, LINE_CHARS)}"
     if o.branch is not None and o.branch != branch:
         line += f" (branch: {o.branch})"
-    return f"O{o.id}", line
+    return _ids(o), line
 
 
-def in_force_notes(cwd: str, budget: int) -> list[Note]:
-    """The project's standing rules (preferences, conventions, decisions) in force on this
-    branch, most important and most recently confirmed first, within budget characters."""
-    if budget <= 0:
-        return []
+def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Note]]:
+    """For SessionStart, from one opening of the project's store: the standing rules
+    (preferences, conventions, decisions) in force on this branch, most important and most
+    recently confirmed first, within budget characters; and the briefing, the top other
+    observations (up to limit)."""
+    if budget <= 0 and limit <= 0:
+        return [], []
     from cms.observations.access import open_project_memory
 
     try:
         memory = open_project_memory(cwd, create=False)
         if memory is None:
-            return []
-        from cms.observations.recall import in_force
+            return [], []
+        from cms.observations.recall import STANDING_KINDS, briefing, in_force
 
         with memory:
             now = time.time()
-            notes: list[Note] = []
+            rules: list[Note] = []
             used = 0
-            for found in in_force(memory.store, memory.scope, now=now):
+            for found in in_force(memory.store, memory.scope, now=now) if budget > 0 else []:
                 note = rule_line(found, memory.scope.branch)
                 if used + len(note[1]) + 3 > budget:
                     continue  # a shorter one further down may still fit
-                notes.append(note)
+                rules.append(note)
                 used += len(note[1]) + 3
-            return notes
-    except (CmsError, OSError) as exc:
-        log_event("warning", "in_force_failed", str(exc))
-        return []
-
-
-def briefing_notes(cwd: str, limit: int, *, skip: Collection[str] = ()) -> list[Note]:
-    """The top observations of the project holding cwd, visible on its current branch, other
-    than the rules (the "in force" section has them) and those in skip."""
-    if limit <= 0:
-        return []
-    from cms.observations.access import open_project_memory
-
-    try:
-        memory = open_project_memory(cwd, create=False)
-        if memory is None:
-            return []
-        from cms.observations.recall import STANDING_KINDS, briefing
-
-        with memory:
-            now = time.time()
-            found = briefing(
-                memory.store,
-                memory.scope,
-                limit + len(skip),
-                now=now,
-                touch=False,
-                skip_kinds=STANDING_KINDS,
-            )
-            fresh = [r for r in found if f"O{r.observation.id}" not in skip][:limit]
-            if fresh:
-                memory.store.mark_recalled([r.observation.id for r in fresh], now)
-            return [note_line(r, now, memory.scope.branch) for r in fresh]
+            top = briefing(memory.store, memory.scope, limit, now=now, skip_kinds=STANDING_KINDS)
+            return rules, [note_line(r, now, memory.scope.branch) for r in top]
     except (CmsError, OSError) as exc:
         log_event("warning", "briefing_failed", str(exc))
-        return []
+        return [], []
 
 
 def relevant_notes(
@@ -127,15 +109,12 @@ def relevant_notes(
 
         with memory:
             now = time.time()
-            hits = search_project(memory, query, k=2 * limit + min(len(shown), 20))
+            hits = search_project(memory, query, k=2 * limit + min(len(shown), 20), passages=False)
             own_fact = [not h.id.startswith("O") and h.chat == session for h in hits]
             fresh = [
                 h
                 for h, own in zip(hits, own_fact, strict=True)
-                if h.relevance >= min_relevance
-                and not set(h.aliases) & set(shown)
-                and not own
-                and not h.is_passage  # what was merely said is for the search command
+                if h.relevance >= min_relevance and not set(h.aliases) & set(shown) and not own
             ][:limit]
             recalled = [int(h.id[1:]) for h in fresh if h.id.startswith("O")]
             if recalled:

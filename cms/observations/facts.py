@@ -305,6 +305,7 @@ def search_facts(
     *,
     limit: int,
     include_superseded: bool = False,
+    passages: bool = True,
 ) -> list[FactMatch]:
     """The facts of the project that best match query, best first; relevance combines BM25
     with the share of (rarity-weighted) query terms a fact holds. The cost is bounded: only the
@@ -316,6 +317,7 @@ def search_facts(
         return []
     cols = ", ".join("f." + c.strip() for c in FACT_COLUMNS.split(","))
     live = "" if include_superseded else "AND f.superseded_by IS NULL "
+    live += "" if passages else f"AND f.kind != '{PASSAGE}' "
     sql = (
         f"SELECT {cols}, bm25(facts_fts, 1.0, 0.5, 0.75) AS rank FROM facts_fts "
         f"JOIN facts f ON f.id = facts_fts.rowid WHERE facts_fts MATCH ? {live}"

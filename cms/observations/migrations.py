@@ -133,6 +133,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE VIRTUAL TABLE facts_vocab USING fts5vocab(facts_fts, 'row');
         """,
     ),
+    (
+        "007_observations_in_force",
+        """
+        CREATE INDEX observations_in_force ON observations (importance DESC, updated_at DESC)
+        WHERE archived_at IS NULL AND superseded_by IS NULL
+        AND kind IN ('preference', 'decision');
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

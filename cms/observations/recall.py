@@ -418,17 +418,18 @@ STANDING_KINDS = ("preference", "decision")
 
 
 def in_force(
-    store: ObservationStore, scope: BranchScope, *, now: float | None = None, pool: int = 200
+    store: ObservationStore, scope: BranchScope, *, now: float | None = None, pool: int = 80
 ) -> list[RecalledObservation]:
     """The project's standing rules (preferences and decisions, live and visible in scope),
     most important first, then most recently confirmed."""
     now = time.time() if now is None else now
-    marks = ",".join("?" * len(STANDING_KINDS))
+    kinds = ", ".join(f"'{k}'" for k in STANDING_KINDS)  # as the partial index 007 names them
     rows = store.read(
         lambda c: c.execute(
-            f"SELECT {COLUMNS} FROM observations WHERE archived_at IS NULL AND superseded_by IS "
-            f"NULL AND kind IN ({marks}) ORDER BY importance DESC, updated_at DESC LIMIT ?",
-            (*STANDING_KINDS, pool),
+            f"SELECT {COLUMNS} FROM observations INDEXED BY observations_in_force WHERE "
+            f"archived_at IS NULL AND superseded_by IS NULL AND kind IN ({kinds}) "
+            "ORDER BY importance DESC, updated_at DESC LIMIT ?",
+            (pool,),
         ).fetchall()
     )
     ranked = [(row_to_observation(r), 1.0, 1.0) for r in rows]

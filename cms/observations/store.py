@@ -15,7 +15,6 @@ import time
 
 from cms import paths
 from cms.errors import StoreError
-from cms.excerpt import fit_text
 from cms.observations.migrations import KINDS, SCHEMA_VERSION, apply_migrations
 
 TYPE_CHECKING = False  # typing and pathlib cost the prompt hook milliseconds; mypy reads these
@@ -246,6 +245,8 @@ def fit_body(body: str, limit: int) -> str:
     """A body within limit, lines kept, shortened at a sentence boundary (never a cut word)."""
     if len(body) <= limit:
         return body
+    from cms.excerpt import fit_text
+
     lines, kept = body.splitlines(), list[str]()
     for line in lines:
         room = limit - sum(len(k) + 1 for k in kept)
@@ -263,6 +264,8 @@ def clean_new(new: NewObservation) -> NewObservation:
     kind = new.kind.strip().lower().replace("-", "_")
     if kind not in KINDS:
         kind = "other"
+    from cms.excerpt import fit_text  # only when writing: off the prompt path
+
     title = fit_text(new.title, MAX_TITLE)
     if not title:
         raise StoreError("an observation needs a non-empty title")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from cms.lazypattern import LazyPattern
 from cms.textindex import STOPWORDS, stem
 
 # Words that say how a rule is given, not what it governs: "from now on", "I want you to",
@@ -51,21 +52,21 @@ _ASPECTS = (  # words naming one aspect count as one word: "start with" is "pref
 _ASPECT_OF = {
     stem(_w).removesuffix("e"): f"<{_name}>" for _name, _words in _ASPECTS for _w in _words.split()
 }
-_CHANGE_CUE = re.compile(
+_CHANGE_CUE = LazyPattern(
     r"\b(?:from now on|going forward|moving forward|from here on|instead of|instead|rather than|"
     r"no longer|not anymore|switch(?:ed|ing)? (?:over )?to|changed? (?:it |this |that )?to|"
     r"replac(?:e|ed|ing)|updat(?:e|ed|ing)|now (?:use|uses|we|i want|please))\b",
     re.I,
 )
-_NEGATION = re.compile(
+_NEGATION = LazyPattern(
     r"\b(?:never|don'?t|do not|doesn'?t|does not|no longer|not|avoid|stop|without)\b", re.I
 )
-_QUOTED = re.compile(  # a quote is not an apostrophe: no letter before it opens or after it closes
+_QUOTED = LazyPattern(  # a quote is not an apostrophe: no letter before it opens or after it closes
     r"(?<!\w)'([^'\s][^']{0,60}?)'(?!\w)|(?<!\w)\"([^\"]{1,60}?)\"(?!\w)|`([^`]{1,80})`"
 )
-_TOKEN = re.compile(r"@?[\w][\w.+#/:-]*")
-_WORD = re.compile(r"[^\W\d_]+")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)([A-Z][a-z]+)")
+_TOKEN = LazyPattern(r"@?[\w][\w.+#/:-]*")
+_WORD = LazyPattern(r"[^\W\d_]+")
+_SENTENCE_START = LazyPattern(r"(?:^|[.!?:;]\s+)([A-Z][a-z]+)")
 
 
 def _is_value_token(token: str) -> bool:
@@ -252,7 +253,7 @@ def is_poorer(newer: str, older: str) -> bool:
 _ASPECT_STEMS = frozenset(f"<{name}>" for name, _words in _ASPECTS)
 # Verbs whose objects add up: a new value stands beside the old unless the text says it replaces.
 _ADDITIVE_STEMS = frozenset(canonical(w) for w in ("add", "include", "import", "install", "append"))
-_REPLACE_CUE = re.compile(
+_REPLACE_CUE = LazyPattern(
     r"\b(?:instead|rather than|no longer|not anymore|any ?more|switch(?:ed|ing)?|replac\w*|"
     r"chang\w*|updat\w*|drop(?:ped)?|remove[ds]?|stop)\b",
     re.I,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 
+from cms.lazypattern import LazyPattern
+
 # A rule stated for the future, with or without an imperative.
-_RULE_CUE = re.compile(
+_RULE_CUE = LazyPattern(
     r"\b(?:from now on|going forward|moving forward|from here on|as a rule|by convention|"
     r"(?:our|the|this|a|another|new)(?: \w+)? (?:naming )?(?:convention|standard|guideline)|"
     r"we follow|whenever|every time|i(?: want| need| would like|'d like) you to|"
@@ -18,16 +20,16 @@ _RULE_CUE = re.compile(
     r"make sure (?:to|you)|remember to|be sure to|please (?:always|never)|must|mustn't)\b",
     re.I,
 )
-_GENERAL = re.compile(r"\b(?:always|never|all|every|each|any|whenever)\b", re.I)
-_RULE_NOUN = re.compile(r"\b(?:convention|standard|guideline|rule|practice|policy)s?\b", re.I)
-_LITERAL = re.compile(
+_GENERAL = LazyPattern(r"\b(?:always|never|all|every|each|any|whenever)\b", re.I)
+_RULE_NOUN = LazyPattern(r"\b(?:convention|standard|guideline|rule|practice|policy)s?\b", re.I)
+_LITERAL = LazyPattern(
     r"(?<!\w)'[^'\s][^']{0,40}?'(?!\w)|(?<!\w)\"[^\"]{1,40}?\"(?!\w)|`[^`]{1,60}`"
 )
-_WISH = re.compile(r"^(?:i want you to|i'd like you to|i would like you to|please)\b", re.I)
-_FIRM = re.compile(
+_WISH = LazyPattern(r"^(?:i want you to|i'd like you to|i would like you to|please)\b", re.I)
+_FIRM = LazyPattern(
     r"\b(?:always|never|must|from now on|going forward|no longer|instead of)\b", re.I
 )
-_COURTESY = re.compile(
+_COURTESY = LazyPattern(
     r"\b(?:(?:don'?t|do not|never) hesitate|feel free to|reach out|let me know|keep up the|"
     r"(?:my|the) door is (?:always )?open|(?:thank you|thanks) for|i appreciate|glad to hear|"
     r"happy to help|good luck|you'?re welcome|looking forward to)\b",
@@ -35,7 +37,7 @@ _COURTESY = re.compile(
 )
 
 
-_PROMISE = re.compile(r"\b(?:i|we)(?:'ll| will| am going to| are going to| shall)\b", re.I)
+_PROMISE = LazyPattern(r"\b(?:i|we)(?:'ll| will| am going to| are going to| shall)\b", re.I)
 
 
 def is_rule(text: str) -> bool:
@@ -53,7 +55,7 @@ def is_rule(text: str) -> bool:
     return bool(_RULE_NOUN.search(text) or _GENERAL.search(text) or is_directive(text))
 
 
-_DIRECTIVE = re.compile(
+_DIRECTIVE = LazyPattern(
     r"^(?:please |just |so |and |but |also |then |now |(?:from now on|going forward|moving "
     r"forward|in (?:your|our|the) \w+(?: \w+)?|when(?:ever)? [^,]{1,60}|for [^,]{1,60}),? )*"
     r"(?:always|never|don'?t|do not|make sure|remember|be sure|avoid|use|add|include|import|"
@@ -64,7 +66,7 @@ _DIRECTIVE = re.compile(
     r"|\b(?:we|our team|the team) (?:always|never|use|follow|prefer|require|standardi[sz]e)\b",
     re.I,
 )
-_LITERAL_VALUE = re.compile(
+_LITERAL_VALUE = LazyPattern(
     r"(?<!\w)'[^'\s][^']{0,40}?'(?!\w)|(?<!\w)\"[^\"]{1,40}?\"(?!\w)|`[^`]{1,60}`|"
     r"@\w+|\b\w+[_./]\w+\b|\b\d+(?:\.\d+)+\b|\bv?\d{2,}\b"
 )
@@ -82,7 +84,7 @@ def has_literal(text: str) -> bool:
     return bool(_LITERAL_VALUE.search(text))
 
 
-_NARRATION = re.compile(
+_NARRATION = LazyPattern(
     r"^(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to|i'm|i am|i should|"
     r"i can|i have to|i want to|i'd|i would|we need to|next,? (?:i|let)|first,? (?:i|let)|"
     r"then (?:i|let)|now (?:i|let)|time to|looking at|checking|trying|here's|here is|here are|"
@@ -92,7 +94,7 @@ _NARRATION = re.compile(
 )
 
 
-_QUESTION = re.compile(
+_QUESTION = LazyPattern(
     r"\?[)\]\"'\u201d\u2019]*\s*$|^(?:quick question|question)\b|^(?:(?:so|and|but|ok|okay|also),? )?"
     r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
     r"should|would|will|shall|may|might|have|has|had)\b(?! (?:not|sure|you|we) \w+ to\b)[^.!:;]*$",
@@ -106,11 +108,11 @@ def is_question(text: str) -> bool:
     return bool(_QUESTION.search(text.strip()))
 
 
-_RULE_WORDS = re.compile(
+_RULE_WORDS = LazyPattern(
     r"\b(?:conventions?|rules?|standards?|guidelines?|practices?|polic(?:y|ies)|preferences?)\b",
     re.I,
 )
-_RULE_ASK = re.compile(
+_RULE_ASK = LazyPattern(
     r"\b(?:should|must|do|shall) (?:i|we)\b|\b(?:which|what) (?:\w+ )?(?:prefix|suffix|style|"
     r"name|naming|format|tool|version)\b|\bhow (?:do|should) (?:i|we)\b",
     re.I,

@@ -157,3 +157,17 @@ def python_cms() -> list[str]:
     import sys
 
     return [sys.executable, "-m", "cms"]
+
+
+def test_a_rule_shown_at_session_start_is_not_injected_again_by_the_prompt(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop")
+    replay_chat(tmp_path, repo, "chat-a-0001", CHAT_A)
+    start = hook(
+        "SessionStart", {"session_id": "chat-c-0003", "cwd": str(repo), "source": "startup"}
+    )
+    assert "'e_'" in start
+    prompt = hook(
+        "UserPromptSubmit",
+        {"session_id": "chat-c-0003", "cwd": str(repo), "prompt": "function argument names prefix"},
+    )
+    assert "'e_'" not in prompt  # shown as O<n> already; its fact id counts as shown too
