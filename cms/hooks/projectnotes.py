@@ -109,7 +109,7 @@ def relevant_notes(
 
         with memory:
             now = time.time()
-            hits = search_project(memory, query, k=2 * limit + min(len(shown), 20), passages=False)
+            hits = search_project(memory, query, k=limit + min(len(shown), limit), passages=False)
             own_fact = [not h.id.startswith("O") and h.chat == session for h in hits]
             fresh = [
                 h
