@@ -30,7 +30,7 @@ FACT_COLUMNS = (
     "id, session, fact_id, sun, planet, text, kind, turn, created_at, updated_at, archived, "
     "superseded_by"
 )
-RELATED_LIMIT = 60  # the latest facts and passages sharing a rare subject word, compared
+RELATED_LIMIT = 60  # the earlier facts and passages that best share the rarest subject words
 PASSAGE = "passage"  # the kind of a row that holds a chat's own words rather than a map fact
 PASSAGE_WEIGHT = 0.8  # a passage ranks below a fact that matches as well
 SEARCH_POOL = 200  # FTS5 hits rescored per search, at most (4 per result asked for)
@@ -268,10 +268,11 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
     expr = or_expression(rarest(words, frequencies_in(conn, words, "facts_vocab")))
     if expr is None:
         return []
-    rows = conn.execute(  # newest first, no ranking: FTS5 stops after LIMIT rows
+    rows = conn.execute(  # the rarest words bound the postings ranked (see recall.rarest)
         f"SELECT {', '.join('f.' + c.strip() for c in FACT_COLUMNS.split(','))} FROM facts f "
-        "JOIN (SELECT rowid AS id FROM facts_fts WHERE facts_fts MATCH ? AND rowid < ? "
-        "ORDER BY rowid DESC LIMIT ?) hits ON hits.id = f.id WHERE f.superseded_by IS NULL",
+        "JOIN (SELECT rowid AS id, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts "
+        "MATCH ? AND rowid < ? ORDER BY rank LIMIT ?) hits ON hits.id = f.id "
+        "WHERE f.superseded_by IS NULL ORDER BY hits.rank",
         (expr, row_id, RELATED_LIMIT),
     ).fetchall()
     marked = []

@@ -165,16 +165,13 @@ def _frame(text: str) -> frozenset[str]:
 
 
 def subject_words(text: str) -> list[str]:
-    """The words to look a statement's subject up by (its frame and values, unstemmed, in
-    order): what finds the earlier statements it may restate or change."""
+    """The words to look a statement's subject up by (unstemmed, in order, quoted literals left
+    out: a changed rule names another literal than the one it replaces)."""
     words: list[str] = []
     for token in _TOKEN.findall(_QUOTED.sub(" ", text)):
         for word in _WORD.findall(token.lower()):
             if len(word) > 1 and word not in STOPWORDS and word not in _CUE_WORDS:
                 words.append(word)
-    for match in _QUOTED.finditer(text):
-        literal = next(g for g in match.groups() if g is not None)
-        words += _WORD.findall(literal.lower())
     return list(dict.fromkeys(words))
 
 
