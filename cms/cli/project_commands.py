@@ -8,7 +8,6 @@ Finds the project from --cwd (default: the current folder) or from the chat give
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +16,7 @@ import typer
 from cms.console import config_checked, print_json
 from cms.errors import CmsError, MapError
 from cms.observations.access import ProjectMemory, open_project_memory
+from cms.observations.export import iso, observation_record
 from cms.observations.facts import IndexedFact, fact_by_id, find_facts, superseded_chain
 from cms.observations.store import COLUMNS, Observation, row_to_observation
 
@@ -43,12 +43,6 @@ def _open(cwd: Path | None, session: str | None, *, create: bool = False) -> Pro
     return memory
 
 
-def _when(stamp: float | None) -> str:
-    if stamp is None:
-        return "-"
-    return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def _observation_id(item: str) -> int | None:
     text = item.removeprefix("#").removeprefix("O").removeprefix("o")
     return int(text) if text.isdigit() else None
@@ -73,23 +67,18 @@ def _observation_item(memory: ProjectMemory, obs: Observation) -> dict[str, Any]
         older = _observation_rows(memory, f"superseded_by IN ({marks})", tuple(frontier))
         history += older
         frontier = [o.id for o in older]
-    return {
+    return observation_record(obs) | {
         "id": f"O{obs.id}",
         "type": "observation",
-        "kind": obs.kind,
-        "title": obs.title,
-        "body": obs.body,
-        "files": list(obs.files),
-        "importance": obs.importance,
-        "branch": obs.branch,
-        "chat": obs.session,
         "source_fact": obs.source,
         "turn": obs.turn,
-        "created": _when(obs.created_at),
-        "updated": _when(obs.updated_at),
         "state": _state(obs.superseded_by, obs.archived_at is not None, prefix="O"),
         "history": [
-            {"id": f"O{o.id}", "text": f"{o.title} \u2014 {o.body}", "updated": _when(o.updated_at)}
+            {
+                "id": f"O{o.id}",
+                "text": f"{o.title} \u2014 {o.body}",
+                "updated_at": iso(o.updated_at),
+            }
             for o in history
         ],
     }
@@ -112,13 +101,13 @@ def _fact_item(memory: ProjectMemory, fact: IndexedFact) -> dict[str, Any]:
         "path": fact.path,
         "text": fact.text,
         "kind": fact.kind,
-        "chat": fact.session,
+        "session": fact.session,
         "turn": fact.turn,
-        "created": _when(fact.created_at),
-        "updated": _when(fact.updated_at),
+        "created_at": iso(fact.created_at),
+        "updated_at": iso(fact.updated_at),
         "state": state,
         "history": [
-            {"id": f.key, "text": f.text, "updated": _when(f.updated_at)}
+            {"id": f.key, "text": f.text, "updated_at": iso(f.updated_at)}
             for f in superseded_chain(memory.store, fact)
         ],
     }
@@ -154,11 +143,11 @@ def _print_item(item: dict[str, Any]) -> None:
             print(item["body"])
         if item["files"]:
             print("files: " + ", ".join(item["files"]))
-    chat = item.get("chat") or "-"
-    print(f"chat {chat}, turn {item.get('turn') or '-'}, created {item['created']}, "
-          f"updated {item['updated']}")  # fmt: skip
+    chat = item.get("session") or "-"
+    print(f"chat {chat}, turn {item.get('turn') or '-'}, created {item['created_at']}, "
+          f"updated {item['updated_at']}")  # fmt: skip
     for old in item["history"]:
-        print(f"  was ({old['id']}, {old['updated']}): {old['text']}")
+        print(f"  was ({old['id']}, {old['updated_at']}): {old['text']}")
 
 
 @config_checked

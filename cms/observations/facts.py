@@ -15,8 +15,7 @@ from cms.observations.recall import (
     or_expression,
     query_terms,
     rarest,
-    term_patterns,
-    term_weights,
+    text_relevance,
 )
 from cms.observations.store import ObservationStore
 
@@ -329,15 +328,9 @@ def search_facts(
     rows = store.read(lambda c: c.execute(sql, (expr, pool)).fetchall())
     found = [(IndexedFact(r[:-1]), float(r[-1])) for r in rows]
     texts = [f"{f.text} {f.sun} {f.planet}".casefold() for f, _ in found]
-    patterns = term_patterns(terms)
-    present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
-    weights = term_weights(present, len(patterns))
-    total = sum(weights) or 1.0
+    relevances = text_relevance(texts, [b for _, b in found], terms, BM25_HALF)
     matches = []
-    for (fact, bm25), row in zip(found, present, strict=True):
-        coverage = sum(w for w, hit in zip(weights, row, strict=True) if hit) / total
-        strength = max(0.0, -bm25)
-        relevance = coverage * (0.5 + 0.5 * strength / (strength + BM25_HALF))
+    for (fact, _bm25), relevance in zip(found, relevances, strict=True):
         if fact.archived:
             relevance *= 0.9
         if fact.kind == PASSAGE:

@@ -167,6 +167,24 @@ def term_weights(present: Sequence[Sequence[bool]], terms: int) -> list[float]:
     return [w if n else fallback for w, n in zip(weights, held, strict=True)]
 
 
+def text_relevance(
+    texts: Sequence[str], bm25s: Sequence[float], terms: Sequence[str], half: float = BM25_HALF
+) -> list[float]:
+    """Per hit (its lower-cased text and bm25() value, negative is better): coverage * (0.5 +
+    0.5 * s / (s + half)), s = -bm25, coverage the share of query terms it holds, each weighted
+    by its rarity among the hits (term_weights)."""
+    patterns = term_patterns(terms)
+    present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
+    weights = term_weights(present, len(patterns))
+    total = sum(weights) or 1.0
+    result = []
+    for bm25, row in zip(bm25s, present, strict=True):
+        coverage = sum(w for w, hit in zip(weights, row, strict=True) if hit) / total
+        strength = max(0.0, -bm25)
+        result.append(coverage * (0.5 + 0.5 * strength / (strength + half)))
+    return result
+
+
 def score_hits(
     hits: Sequence[tuple[Observation, float]],
     terms: Sequence[str],
@@ -181,17 +199,9 @@ def score_hits(
     score = relevance * (0.8 + 0.1 * importance' + 0.1 * recency), times DATE_DAMPING when the
     query names dates and the observation was captured outside all of them.
     """
-    patterns = term_patterns(terms)
-    texts = [_text_of(obs) for obs, _ in hits]
-    present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
-    weights = term_weights(present, len(patterns))
-    total = sum(weights) or 1.0
+    relevances = text_relevance([_text_of(obs) for obs, _ in hits], [b for _, b in hits], terms)
     scored = []
-    for (obs, bm25), row in zip(hits, present, strict=True):
-        coverage = sum(w for w, hit in zip(weights, row, strict=True) if hit) / total
-        strength = max(0.0, -bm25)
-        strength = strength / (strength + BM25_HALF)
-        relevance = coverage * (0.5 + 0.5 * strength)
+    for (obs, _bm25), relevance in zip(hits, relevances, strict=True):
         importance = (obs.importance - 1) / 4.0
         score = relevance * (0.8 + 0.1 * importance + 0.1 * recency(obs, now))
         if windows and not any(lo <= obs.created_at < hi for lo, hi in windows):

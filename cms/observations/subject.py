@@ -8,6 +8,7 @@ text: no store, no I/O, standard library only.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from cms.lazypattern import LazyPattern
 from cms.textindex import STOPWORDS, stem
@@ -103,30 +104,8 @@ def canonical(word: str) -> str:
     return _ASPECT_OF.get(base, base)
 
 
-_MEMO_LIMIT = 20_000  # statements whose frame and values are kept (a reindex compares many)
-_values_memo: dict[str, frozenset[str]] = {}
-_frames_memo: dict[str, frozenset[str]] = {}
-
-
+@lru_cache(maxsize=20_000)  # a sync or reindex compares each statement with many
 def values_of(text: str) -> frozenset[str]:
-    found = _values_memo.get(text)
-    if found is None:
-        found = _values(text)
-        if len(_values_memo) < _MEMO_LIMIT:
-            _values_memo[text] = found
-    return found
-
-
-def frame_of(text: str) -> frozenset[str]:
-    found = _frames_memo.get(text)
-    if found is None:
-        found = _frame(text)
-        if len(_frames_memo) < _MEMO_LIMIT:
-            _frames_memo[text] = found
-    return found
-
-
-def _values(text: str) -> frozenset[str]:
     """The values a statement names: quoted literals and value-like tokens, case kept for
     affixes, plus "not" when the statement is negative (a rule turned around is a new value)."""
     found: set[str] = set()
@@ -147,7 +126,8 @@ def _values(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _frame(text: str) -> frozenset[str]:
+@lru_cache(maxsize=20_000)
+def frame_of(text: str) -> frozenset[str]:
     """What a statement is about: its stemmed content words, without values, cue words and
     stopwords ("always start function argument names with 'e_'" -> start, function, argument,
     name)."""

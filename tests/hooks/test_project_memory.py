@@ -171,3 +171,33 @@ def test_a_rule_shown_at_session_start_is_not_injected_again_by_the_prompt(tmp_p
         {"session_id": "chat-c-0003", "cwd": str(repo), "prompt": "function argument names prefix"},
     )
     assert "'e_'" not in prompt  # shown as O<n> already; its fact id counts as shown too
+
+
+def test_cms_get_prints_the_rule_in_force_with_the_version_it_replaced(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop")
+    replay_chat(tmp_path, repo, "chat-a-0001", CHAT_A)
+    replay_chat(tmp_path, repo, "chat-b-0002", CHAT_B)
+    run = [*python_cms(), "search", "function argument names prefix", "--json"]
+    found = json.loads(
+        subprocess.run(run, capture_output=True, text=True, env=env(), cwd=repo, check=True).stdout
+    )
+    rule = next(r for r in found["results"] if "'j_'" in r["text"] and r["type"] == "fact")
+    got = subprocess.run(
+        [*python_cms(), "get", rule["id"], "--cwd", str(repo), "--json"],
+        capture_output=True, text=True, env=env(), check=True,
+    )  # fmt: skip
+    item = json.loads(got.stdout)["items"][0]
+    assert item["state"] == "in force" and "'j_'" in item["text"]
+    assert any("'e_'" in old["text"] for old in item["history"])
+    again = subprocess.run(
+        [*python_cms(), "reindex", "--cwd", str(repo)], capture_output=True, text=True, env=env(), check=True
+    )  # fmt: skip
+    assert again.stdout.startswith("indexed ")
+    after = subprocess.run(
+        run, capture_output=True, text=True, env=env(), cwd=repo, check=True
+    ).stdout
+    assert "'j_'" in after and "'e_'" not in after
+    unknown = subprocess.run(
+        [*python_cms(), "get", "O999", "--cwd", str(repo)], capture_output=True, text=True, env=env()
+    )  # fmt: skip
+    assert unknown.returncode == 1 and unknown.stderr.count("\n") == 1
