@@ -87,7 +87,7 @@ def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
     from cms.hooks import inject
     from cms.hooks.projectnotes import relevant_notes
 
-    if event.transcript_path is None and event.prompt:
+    if event.prompt:  # Stop falls back on it when the transcript lacks the prompt
         _cache_prompt(event)
     limit = inject.inject_limit(config.hooks.inject_max_chars)
     state = inject.load_state(event.session_id)
@@ -126,7 +126,8 @@ def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
 
 
 def _cache_prompt(event: HookEvent) -> None:
-    """Keep the (redacted) prompt for Stop when the agent gives no transcript (some Codex runs)."""
+    """Keep the (redacted) prompt for Stop: some Codex runs give no transcript, and a Stop may
+    come before the CLI has written the prompt to it."""
     from cms.hooks.statefile import write_state
     from cms.transcripts.redact import redact_text
 
@@ -164,7 +165,7 @@ def _latest_exchange(event: HookEvent) -> Exchange | None:
         return None
     if counted.to_json() != kept:
         save_turn_count(event.session_id, counted)
-    if found is not None and not found.user and found.extra.get("transcript") == "missing":
+    if found is not None and not found.user:  # no transcript, or its prompt not flushed yet
         cached = _cached_prompt(event.session_id)
         if cached:
             found = found.replace(user=cached)
