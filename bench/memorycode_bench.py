@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 import time
@@ -46,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.replay import Exchange, Project, ratio, session_id
+from bench.replay import BM25, Exchange, Project, ratio, session_id
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "memorycode" / "dialogues"
 GOALS = {"visible": 0.90, "outdated": 0.05, "search": 0.90}
@@ -195,42 +194,6 @@ def topical_prompt(instruction: str) -> str:
         if match:
             return str(build(match))
     return "What coding conventions should I follow here?"
-
-
-# ----------------------------------------------------------------------------- BM25
-
-
-def tokens(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-class BM25:
-    def __init__(self, docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
-        self.docs = list(docs)
-        self.k1, self.b = k1, b
-        self.tfs = [Counter(tokens(d)) for d in self.docs]
-        self.lens = [sum(tf.values()) for tf in self.tfs]
-        self.avg = (sum(self.lens) / len(self.lens)) if self.lens else 1.0
-        df: Counter[str] = Counter()
-        for tf in self.tfs:
-            df.update(tf.keys())
-        n = len(self.docs)
-        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
-
-    def top(self, query: str, k: int = 5) -> list[str]:
-        terms = [t for t in set(tokens(query)) if t in self.idf]
-        scored = []
-        for i, (tf, length) in enumerate(zip(self.tfs, self.lens, strict=True)):
-            score = 0.0
-            for t in terms:
-                f = tf.get(t, 0)
-                if f:
-                    norm = self.k1 * (1 - self.b + self.b * length / self.avg)
-                    score += self.idf[t] * f * (self.k1 + 1) / (f + norm)
-            if score > 0:
-                scored.append((-score, i))
-        scored.sort()
-        return [self.docs[i] for _, i in scored[:k]]
 
 
 # ----------------------------------------------------------------------------- one dialogue

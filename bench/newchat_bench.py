@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.replay import Project, cms_has_replay, ratio, session_id
+from bench.replay import BM25, Project, cms_has_replay, ratio, session_id
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "bench" / "data" / "newchat_questions.json"
@@ -44,6 +44,30 @@ def contains(haystack: str, phrase: str) -> bool:
     return bool(phrase.strip()) and normalise(phrase) in normalise(haystack)
 
 
+def raw_utterances(path: Path) -> list[str]:
+    """Every text a transcript holds (any "text" string of any record: prompts, answers, tool
+    results, subagents, summaries), one document each: what plain BM25 searches."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str) and value.strip():
+                    found.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            walk(json.loads(line))
+        except ValueError:
+            continue
+    return found
+
+
 def run_transcript(entry: dict[str, Any], base: Path, keep: bool) -> dict[str, Any]:
     rel = entry["path"]
     path = base / rel
@@ -56,7 +80,9 @@ def run_transcript(entry: dict[str, Any], base: Path, keep: bool) -> dict[str, A
             project.drain()
         else:
             project.errors.append(f"missing transcript {path}")
+        bm25 = BM25(raw_utterances(path) if path.is_file() else [])
         for n, q in enumerate(entry["questions"]):
+            baseline = contains("\n".join(bm25.top(q["question"], 5)), q["answer_phrase"])
             chat = project.new_chat(session_id("newchat", rel, "question", n), q["question"])
             visible = contains(chat.injected, q["answer_phrase"])
             found = contains(chat.search_output, q["answer_phrase"])
@@ -67,6 +93,7 @@ def run_transcript(entry: dict[str, Any], base: Path, keep: bool) -> dict[str, A
                     "visible": visible,
                     "found_by_search": found,
                     "answered": visible or found,
+                    "bm25": baseline,
                     "has_command": chat.command is not None,
                     "injected_chars": len(chat.injected),
                     "search_chars": len(chat.search_output),
@@ -88,31 +115,36 @@ def run_transcript(entry: dict[str, Any], base: Path, keep: bool) -> dict[str, A
 def print_report(results: list[dict[str, Any]], elapsed: float, show_misses: bool) -> None:
     print(f"New-chat questions: {len(results)} transcripts ({elapsed:.0f} s)")
     print()
-    header = f"{'transcript':<58} {'n':>3} {'answered':>9} {'injected':>9} {'search':>7}"
+    header = (
+        f"{'transcript':<58} {'n':>3} {'answered':>9} {'injected':>9} {'search':>7} {'BM25':>6}"
+    )
     print(header)
     print("-" * len(header))
-    total = [0, 0, 0, 0]
+    total = [0, 0, 0, 0, 0]
     for res in results:
         rows = res["rows"]
         n = len(rows)
         answered = sum(r["answered"] for r in rows)
         visible = sum(r["visible"] for r in rows)
         found = sum(r["found_by_search"] for r in rows)
-        for i, v in enumerate((n, answered, visible, found)):
+        base = sum(r["bm25"] for r in rows)
+        for i, v in enumerate((n, answered, visible, found, base)):
             total[i] += v
         name = res["path"] if len(res["path"]) <= 58 else "..." + res["path"][-55:]
         print(
-            f"{name:<58} {n:>3} {ratio(answered, n):>9} {ratio(visible, n):>9} {ratio(found, n):>7}"
+            f"{name:<58} {n:>3} {ratio(answered, n):>9} {ratio(visible, n):>9} "
+            f"{ratio(found, n):>7} {ratio(base, n):>6}"
         )
-    n, answered, visible, found = total
+    n, answered, visible, found, base = total
     print("-" * len(header))
     print(
         f"{'all questions':<58} {n:>3} {ratio(answered, n):>9} {ratio(visible, n):>9} "
-        f"{ratio(found, n):>7}"
+        f"{ratio(found, n):>7} {ratio(base, n):>6}"
     )
     print(f"{'goal':<58} {'':>3} {f'>= {GOAL:.2f}':>9}")
     print()
     print("answered = the answer phrase is visible in the injection or in the search output")
+    print("BM25 = the phrase is in the top 5 of plain BM25 over every text of the raw transcript")
     no_command = sum(not r["has_command"] for res in results for r in res["rows"])
     empty = sum(r["injected_chars"] == 0 for res in results for r in res["rows"])
     print(f"new chats without a search command: {no_command}; with nothing injected: {empty}")

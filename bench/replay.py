@@ -9,6 +9,7 @@ detached worker's timing). Used by bench/memorycode_bench.py and bench/newchat_b
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
@@ -16,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -283,3 +285,41 @@ def cms_has_replay() -> bool:
 
 def ratio(hits: int, total: int) -> str:
     return f"{hits / total:.3f}" if total else "  -  "
+
+
+# ----------------------------------------------------------------------------- baseline
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+class BM25:
+    """Plain BM25 (k1=1.2, b=0.75, lower-cased words) over raw texts: the benches' baseline."""
+
+    def __init__(self, docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
+        self.docs = list(docs)
+        self.k1, self.b = k1, b
+        self.tfs = [Counter(tokens(d)) for d in self.docs]
+        self.lens = [sum(tf.values()) for tf in self.tfs]
+        self.avg = (sum(self.lens) / len(self.lens)) if self.lens else 1.0
+        df: Counter[str] = Counter()
+        for tf in self.tfs:
+            df.update(tf.keys())
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def top(self, query: str, k: int = 5) -> list[str]:
+        terms = [t for t in set(tokens(query)) if t in self.idf]
+        scored = []
+        for i, (tf, length) in enumerate(zip(self.tfs, self.lens, strict=True)):
+            score = 0.0
+            for t in terms:
+                f = tf.get(t, 0)
+                if f:
+                    norm = self.k1 * (1 - self.b + self.b * length / self.avg)
+                    score += self.idf[t] * f * (self.k1 + 1) / (f + norm)
+            if score > 0:
+                scored.append((-score, i))
+        scored.sort()
+        return [self.docs[i] for _, i in scored[:k]]
