@@ -266,7 +266,11 @@ def try_worker_lock(session_id: str) -> WorkerLock | None:
     """Take the chat's worker lock without waiting; None when another process holds it."""
     folder = chat_queue_dir_str(session_id)
     make_dirs(folder)
-    path = os.path.join(folder, LOCK_NAME)
+    return _try_lock_file(os.path.join(folder, LOCK_NAME))
+
+
+def _try_lock_file(path: str) -> WorkerLock | None:
+    """The lock of the file at path (created private), taken without waiting, or None."""
     fd = open_private(path, os.O_RDWR | os.O_CREAT)
     try:
         locked = _try_lock(fd)
@@ -287,16 +291,9 @@ def try_worker_slot() -> WorkerLock | None:
     folder = os.path.join(paths.cms_home_str(), SLOTS_DIR)
     make_dirs(folder)
     for number in range(MAX_WORKERS):
-        path = os.path.join(folder, f"slot-{number}.lock")
-        fd = open_private(path, os.O_RDWR | os.O_CREAT)
-        try:
-            locked = _try_lock(fd)
-        except BaseException:
-            os.close(fd)
-            raise
-        if locked:
-            return WorkerLock(fd, path)
-        os.close(fd)
+        slot = _try_lock_file(os.path.join(folder, f"slot-{number}.lock"))
+        if slot is not None:
+            return slot
     return None
 
 
