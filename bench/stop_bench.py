@@ -1,11 +1,12 @@
-"""The Stop hook on pathological transcripts, against bare `python -c pass` (budget 2.5x).
+"""The Stop hook on pathological transcripts, against bare `python -c pass` (budget 2.5x), and
+the worker's read of the turn the Stop queued.
 
-Cases: a 100 MB file with no newline, a 2 GB sparse file, and a 106 MB agentic transcript (one
-prompt, 40,000 tool calls), each both as the first Stop a chat sees (no kept turn count) and as
-the Stop that ends a turn (the count kept by the Stop before the turn); a transcript of four
-short turns for reference. `cms hook Stop` runs as a
-process with its payload on stdin; the worker is kept off (its lock is held) so only the hook is
-timed. Usage: python bench/stop_bench.py [--runs N] [--tool-calls N]
+Cases: a 100 MB file with no newline, a 2 GB sparse file, a 106 MB agentic transcript (one
+prompt, 40,000 tool calls) and a transcript of four short turns for reference. `cms hook Stop`
+runs as a process with its payload on stdin; the worker is kept off (its lock is held) so only
+the hook is timed. The worker's read (`jobs.exchange_of_job`, in process) is timed both as the
+first read of a chat (no kept turn count) and as the read of a turn whose earlier turns were
+read before (the count kept). Usage: python bench/stop_bench.py [--runs N] [--tool-calls N]
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.hooks_bench import measure, report, wait_for_worker
 from bench.timing import PYTHON, bench_env, cms_command
+from cms.transcripts.exchange import Exchange
 
 SESSION = "stop-bench-0001"
 
@@ -65,7 +69,7 @@ def answer_record(uuid: str, parent: str, text: str) -> bytes:
 
 def write_agentic_turn(handle: object, calls: int, output_chars: int = 2050) -> None:
     """One prompt, then `calls` Bash calls each with its result, then a final answer."""
-    write = handle.write  # type: ignore[attr-defined]
+    write = handle.write
     write(prompt_record("p-agentic", "Port the billing service to Postgres 16 and fix every test."))
     parent = "p-agentic"
     filler = ("lorem ipsum dolor sit amet " * (output_chars // 27 + 1))[:output_chars]
@@ -125,21 +129,32 @@ def build(root: Path, calls: int) -> dict[str, Path]:
     return files
 
 
-def kept_count_before_turn(home: Path, env: dict[str, str], root: Path) -> bytes:
-    """The turn-count file a Stop leaves after the earlier turns (the Stop before the big turn):
-    made on a file of the same inode holding only those turns, then the turn is appended."""
+def kept_count_before_turn(home: Path, root: Path) -> bytes:
+    """The turn-count file the worker leaves after reading the earlier turns (the turn before the
+    big one): made on a file of the same inode holding only those turns, then the turn is
+    appended."""
     path = root / "agentic.jsonl"
     data_path = root / "agentic.full"
     os.replace(path, data_path)
     with path.open("wb") as handle:
         handle.write(earlier_turns())
-    stop(env, path)
+    read_turn(path)
     kept = (home / "chats" / SESSION / "turn-count.json").read_bytes()
     with path.open("ab") as handle, data_path.open("rb") as source:
         source.seek(len(earlier_turns()))
         shutil.copyfileobj(source, handle, 16 * 1024 * 1024)
     data_path.unlink()
     return kept
+
+
+def read_turn(path: Path) -> tuple[float, Exchange | None]:
+    """The worker's read of the turn a Stop queued for `path` (seconds, exchange)."""
+    from cms.hooks import jobs
+
+    turn = {"path": str(path), "end": path.stat().st_size, "agent": "claude_code"}
+    start = time.perf_counter()
+    exchange = jobs.exchange_of_job(SESSION, {"turn": {**turn, "last_message": "Done."}})
+    return time.perf_counter() - start, exchange
 
 
 def payload(transcript: Path) -> bytes:
@@ -189,52 +204,51 @@ def main() -> None:
         from cms.hooks import queue
 
         files = build(root, args.tool_calls)
-        kept = kept_count_before_turn(home, env, root)
+        kept = kept_count_before_turn(home, root)
         sizes = {name: path.stat().st_size / 1024**2 for name, path in files.items()}
         print("files: " + ", ".join(f"{name} {size:,.0f} MB" for name, size in sizes.items()))
         counted = home / "chats" / SESSION / "turn-count.json"
         wait_for_worker(SESSION)
         lock = queue.try_worker_lock(SESSION)  # no worker: only the hook is timed
         assert lock is not None
-        cases = {}
-        for name, path in files.items():
-            cases[f"Stop, {name}, first Stop"] = (path, None)
-            cases[f"Stop, {name}, kept count"] = (path, kept if name == "agentic" else b"")
         try:
-            samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+            samples: dict[str, list[tuple[float, float]]] = {f"Stop, {name}": [] for name in files}
             bare: list[tuple[float, float]] = []
-
-            def prepare(kept_bytes: bytes | None, path: Path) -> None:
-                counted.unlink(missing_ok=True)
-                if kept_bytes:
-                    counted.write_bytes(kept_bytes)
-                elif kept_bytes == b"":
-                    stop(env, path)  # the count a first Stop on this file left
-                for job in queue.list_jobs(SESSION):
-                    job.unlink()
-
-            for path, kept_bytes in cases.values():  # warm caches
-                prepare(kept_bytes, path)
+            for path in files.values():  # warm caches
                 stop(env, path)
             for _ in range(args.runs):
                 bare.append(measure([PYTHON, "-c", "pass"], env, b""))
-                for name, (path, kept_bytes) in cases.items():
-                    prepare(kept_bytes, path)
-                    samples[name].append(
+                for name, path in files.items():
+                    samples[f"Stop, {name}"].append(
                         measure([*cms_command(), "hook", "Stop"], env, payload(path))
                     )
+                    for job in queue.list_jobs(SESSION):
+                        job.unlink()
             report(bare, samples, args.runs)
-            for name, (path, kept_bytes) in cases.items():
-                prepare(kept_bytes, path)
-                print(f"{name:<40} peak RSS {peak_rss_mb(env, path):6.1f} MB")
-            prepare(kept, files["agentic"])
-            stop(env, files["agentic"])
-            job = queue.read_job(queue.list_jobs(SESSION)[-1])
-            assert job is not None
-            exchange = job.payload["exchange"]
+            for name, path in files.items():
+                print(f"{'Stop, ' + name:<40} peak RSS {peak_rss_mb(env, path):6.1f} MB")
+                for job in queue.list_jobs(SESSION):
+                    job.unlink()
+            print("worker read of the queued turn (in process, medians):")
+            for name, path in files.items():
+                for case, kept_bytes in (("first read", None), ("count kept", kept)):
+                    times = []
+                    for _ in range(args.runs):
+                        counted.unlink(missing_ok=True)
+                        if case == "count kept":
+                            if name == "agentic":
+                                counted.write_bytes(kept_bytes or b"")
+                            else:
+                                read_turn(path)  # the count a first read of this file left
+                        elapsed, exchange = read_turn(path)
+                        times.append(elapsed)
+                    print(f"  {name:<40} {case:<11} {statistics.median(times) * 1000:7.1f} ms")
+            counted.write_bytes(kept)
+            _, exchange = read_turn(files["agentic"])
+            assert exchange is not None
             print(
-                f"agentic exchange: turn {exchange['turn']}, user {exchange['user'][:40]!r}, "
-                f"{len(exchange['tools'])} tools, extra {exchange['extra']}"
+                f"agentic exchange: turn {exchange.turn}, user {exchange.user[:40]!r}, "
+                f"{len(exchange.tools)} tools, extra {exchange.extra}"
             )
         finally:
             lock.release()

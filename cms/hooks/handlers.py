@@ -16,12 +16,9 @@ from cms.log import log_event
 
 TYPE_CHECKING = False  # typing stays off the hook path; mypy still reads these imports
 if TYPE_CHECKING:
-    from typing import Literal
-
     from cms.config import Config
     from cms.hooks.events import HookEvent
     from cms.hooks.indexview import IndexView
-    from cms.transcripts.exchange import Exchange
 
 PROMPT_CACHE = "last-prompt.json"
 IN_FORCE_HEADING = "[Project rules and decisions in force (newest version; ids for `cms get`)]"
@@ -147,46 +144,48 @@ def _cached_prompt(session_id: str) -> str:
     return prompt if isinstance(prompt, str) else ""
 
 
-def _latest_exchange(event: HookEvent) -> Exchange | None:
-    """The exchange the Stop hook queues: from the transcript, else from the hook's own fields
-    (last_assistant_message, plus the prompt cached at UserPromptSubmit). Already redacted.
-    The prompt count is carried between Stops, so only the transcript's new tail is scanned."""
-    from cms.hooks.turncount import load_turn_count, save_turn_count
-    from cms.transcripts.reader import read_latest_exchange
+def _stopped_turn(event: HookEvent) -> dict[str, object] | None:
+    """Where the turn that just ended lies, for the worker to read: the transcript and its size
+    now, the Stop's last message (cleaned and redacted) and the prompt cached at UserPromptSubmit.
+    The transcript itself is never read here, so a Stop costs the same on any transcript."""
+    from cms.transcripts.cleanup import ASSISTANT_LIMIT, clean_text
 
     path = event.transcript_path or None
-    agent: Literal["claude_code", "codex"] = "codex" if event.agent == "codex" else "claude_code"
-    counted = load_turn_count(event.session_id)
-    kept = counted.to_json()
-    try:
-        found = read_latest_exchange(path, event.last_assistant_message, agent=agent, memo=counted)
-    except (CmsError, OSError) as exc:
-        log_event("warning", "transcript_unreadable", str(exc), session=event.session_id)
+    end = None
+    if path is not None:
+        try:
+            end = os.stat(path).st_size  # never opened here: the worker refuses a non-file
+        except OSError as exc:
+            log_event("warning", "transcript_unreadable", str(exc), session=event.session_id)
+            path = None
+    message = clean_text(event.last_assistant_message or "", ASSISTANT_LIMIT, 0.3)
+    if path is None and not message:
         return None
-    if counted.to_json() != kept:
-        save_turn_count(event.session_id, counted)
-    if found is not None and not found.user:  # no transcript, or its prompt not flushed yet
-        cached = _cached_prompt(event.session_id)
-        if cached:
-            found = found.replace(user=cached)
-    return found
+    return {
+        "path": path,
+        "end": end,
+        "agent": "codex" if event.agent == "codex" else "claude_code",
+        "last_message": message,
+        "prompt": _cached_prompt(event.session_id),
+    }
 
 
 def stop(event: HookEvent, config: Config) -> None:
-    """Queue the latest exchange for the map updater and make sure a worker runs. Prints nothing."""
+    """Queue the turn that just ended for the map updater and make sure a worker runs (the
+    worker reads the turn from the transcript). Prints nothing."""
     from cms.hooks import jobs, queue
     from cms.hooks.launch import ensure_worker
     from cms.project import identify_project
 
-    exchange = _latest_exchange(event)
-    if exchange is None:
+    turn = _stopped_turn(event)
+    if turn is None:
         log_event("debug", "no_exchange", session=event.session_id)
         return None
     project = identify_project(event.cwd).id
     queue.add_job(
         event.session_id,
         jobs.MAP_UPDATE,
-        jobs.map_update_payload(exchange, project=project, cwd=event.cwd),
+        {"turn": turn, "project": project, "cwd": event.cwd},
     )
     ensure_worker(event.session_id)
     return None

@@ -1,7 +1,8 @@
 """What a queued job holds and how the worker carries it out.
 
-Two kinds: `map_update` (one redacted exchange to fold into the chat map) and `capture` (turn
-the session into project observations). Job payloads hold redacted text only, never a raw
+Two kinds: `map_update` (one turn to fold into the chat map: where the Stop hook saw it end in
+the transcript, read here by the worker, or an exchange already read) and `capture` (turn the
+session into project observations). Job payloads hold redacted text only, never a raw
 transcript. Running a job imports the heavy parts (providers, SDKs); building one does not.
 """
 
@@ -70,28 +71,9 @@ def exchange_from_dict(data: dict[str, Any]) -> Exchange:
     )
 
 
-def redact_exchange(exchange: Exchange) -> Exchange:
-    """Every text of an exchange passed through the redactor (idempotent on redacted text)."""
-    from cms.transcripts.exchange import Exchange, ToolCall
-    from cms.transcripts.redact import redact_text
-
-    return Exchange(
-        user=redact_text(exchange.user),
-        assistant=redact_text(exchange.assistant),
-        tools=tuple(
-            ToolCall(t.name, redact_text(t.input), redact_text(t.output), t.is_error)
-            for t in exchange.tools
-        ),
-        files=tuple(redact_text(f) for f in exchange.files),
-        turn=exchange.turn,
-        timestamp=exchange.timestamp,
-        agent=exchange.agent,
-        extra={k: redact_text(v) for k, v in exchange.extra.items()},
-    )
-
-
 def map_update_payload(exchange: Exchange, *, project: str, cwd: str) -> dict[str, Any]:
-    return {"exchange": exchange_to_dict(redact_exchange(exchange)), "project": project, "cwd": cwd}
+    """A map_update job for an exchange already read (and so redacted) by the transcript reader."""
+    return {"exchange": exchange_to_dict(exchange), "project": project, "cwd": cwd}
 
 
 def capture_payload(
@@ -118,10 +100,9 @@ def run_map_update(
     from cms.hooks.inject import index_budget, inject_limit
     from cms.update import update_chat_map
 
-    exchange_data = payload.get("exchange")
-    if not isinstance(exchange_data, dict):
-        raise ValueError("map_update job without an exchange")
-    exchange = exchange_from_dict(exchange_data)
+    exchange = exchange_of_job(session_id, payload)
+    if exchange is None:
+        return "no exchange in the transcript"
     provider = None
     if not force_local:
         from cms.providers.select import make_provider
@@ -148,6 +129,43 @@ def run_map_update(
         f"turn={exchange.turn} via={via} accepted={len(report.accepted)} "
         f"rejected={len(report.rejected)} indexed={facts} promoted={promoted} superseded={marked}"
     )
+
+
+def exchange_of_job(session_id: str, payload: dict[str, Any]) -> Exchange | None:
+    """The job's exchange: as queued, or read now from where the Stop hook saw its turn end
+    ({"path", "end", "agent", "last_message", "prompt"}). The chat's prompt count is carried
+    between jobs, so only the transcript's new part is scanned. None when no turn is there."""
+    exchange_data = payload.get("exchange")
+    if isinstance(exchange_data, dict):
+        return exchange_from_dict(exchange_data)
+    turn = payload.get("turn")
+    if not isinstance(turn, dict):
+        raise ValueError("map_update job without an exchange or a turn")
+    from cms.errors import CmsError
+    from cms.hooks.turncount import load_turn_count, save_turn_count
+    from cms.log import log_event
+    from cms.transcripts.reader import read_latest_exchange
+
+    path, end = turn.get("path"), turn.get("end")
+    counted = load_turn_count(session_id)
+    kept = counted.to_json()
+    try:
+        found = read_latest_exchange(
+            path if isinstance(path, str) and path else None,
+            _str(turn.get("last_message")) or None,
+            agent="codex" if turn.get("agent") == "codex" else "claude_code",
+            memo=counted,
+            end=end if isinstance(end, int) and not isinstance(end, bool) else None,
+        )
+    except (CmsError, OSError) as exc:
+        log_event("warning", "transcript_unreadable", str(exc), session=session_id)
+        return None
+    if counted.to_json() != kept:
+        save_turn_count(session_id, counted)
+    prompt = _str(turn.get("prompt"))
+    if found is not None and not found.user and prompt:  # not flushed to the transcript yet
+        found = found.replace(user=prompt)
+    return found
 
 
 def earlier_items(session_id: str, cwd: str, exchange: Exchange) -> dict[str, str]:

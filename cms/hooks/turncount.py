@@ -1,7 +1,7 @@
-"""The prompt count the Stop hook keeps per chat (<chat dir>/turn-count.json).
+"""The prompt count the worker keeps per chat (<chat dir>/turn-count.json).
 
 A transcript only grows, so the number of prompts before the latest one is remembered with the
-byte offset it was counted up to; the next Stop counts only the new tail instead of scanning a
+byte offset it was counted up to; the next turn read counts only the new tail instead of scanning a
 transcript of tens of megabytes again. Losing or corrupting the file only costs one full count.
 """
 
@@ -30,7 +30,7 @@ def load_turn_count(session_id: str) -> LineCount:
 
 
 def save_turn_count(session_id: str, count: LineCount) -> None:
-    """Keep the count for the next Stop (atomic replace; best effort: failures are ignored)."""
+    """Keep the count for the next turn (atomic replace; best effort: failures are ignored)."""
     from cms.hooks.statefile import write_state_quietly
 
     write_state_quietly(_file(session_id), count.to_json())

@@ -346,14 +346,19 @@ def _timestamp(record: Record) -> str | None:
 
 
 def read_latest_exchange(
-    path: StrPath, last_assistant_message: str | None = None, *, memo: LineCount | None = None
+    path: StrPath,
+    last_assistant_message: str | None = None,
+    *,
+    memo: LineCount | None = None,
+    end: int | None = None,
 ) -> Exchange | None:
     """The latest turn: the last genuine prompt and what follows it, read from the end of the
     file in bounded work (a turn longer than jsonl.TAIL_WINDOW is read as its start and its end).
     None when the transcript holds no turn and no last message is given. A `memo` kept from the
-    previous call bounds the search and spares counting the earlier prompts again."""
+    previous call bounds the search and spares counting the earlier prompts again. With `end` the file
+    is read as if it ended there."""
     memo = memo.use_for(AGENT) if memo is not None else None
-    found = jsonl.find_turn(path, _is_prompt_line, memo)
+    found = jsonl.find_turn(path, _is_prompt_line, memo, end=end)
     first = _prompt_of_line(found.head[0]) if found.start >= 0 else None
     number = jsonl.number_turn(path, found, _is_prompt_line, b'"user"', tag=AGENT, memo=memo)
     if first is None:

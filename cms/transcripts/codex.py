@@ -284,13 +284,18 @@ def _is_context_line(line: bytes) -> bool:
 
 
 def read_latest_exchange(
-    path: StrPath, last_assistant_message: str | None = None, *, memo: LineCount | None = None
+    path: StrPath,
+    last_assistant_message: str | None = None,
+    *,
+    memo: LineCount | None = None,
+    end: int | None = None,
 ) -> Exchange | None:
     """The latest turn, read from the end of the rollout in bounded work (see
     claude_code.read_latest_exchange); None when it holds no turn and no last message is given.
-    A `memo` kept from the previous call bounds the search and the prompt count."""
+    A `memo` kept from the previous call bounds the search and the prompt count; with `end` the
+    rollout is read as if it ended there."""
     kept = memo if memo is not None and memo.tag.startswith(f"{AGENT}:") else None
-    found = jsonl.find_turn(path, _any_prompt, kept)
+    found = jsonl.find_turn(path, _any_prompt, kept, end=end)
     first_event = _prompt_of_line(found.head[0], EVENT) if found.start >= 0 else None
     first = first_event or (_prompt_of_line(found.head[0], RESPONSE) if found.start >= 0 else None)
     if first is None:

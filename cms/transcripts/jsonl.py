@@ -220,6 +220,7 @@ def find_turn(
     window: int = TAIL_WINDOW,
     head: int = HEAD_WINDOW,
     cold_scan: int = COLD_SCAN,
+    end: int | None = None,
 ) -> TurnLines:
     """The latest turn (from the last line for which `is_start` holds) read in bounded work.
 
@@ -229,11 +230,14 @@ def find_turn(
     walk stops short with a kept memo, the first prompt after the memo's offset is taken (a turn
     starts right after the previous Stop). Without a memo and no prompt within reach the turn
     comes back `lost`. The memo is read here, never changed: see count_prompt and LineCount.seen.
+    With `end`, the file is read as if it ended there (the size a Stop hook saw: the worker reads
+    that turn even when the next one has begun since).
     """
     turn = TurnLines()
     try:
         with open_transcript(path) as handle:
             size = handle.seek(0, 2)
+            size = size if end is None else max(0, min(size, end))
             turn.file_id = file_id = _file_id(handle)
             seen, latest, count = memo._seen(handle, file_id, size) if memo else (0, -1, 0)
             turn.warm = warm = seen > 0

@@ -58,6 +58,7 @@ def read_latest_exchange(
     *,
     agent: Format = "claude_code",
     memo: LineCount | None = None,
+    end: int | None = None,
 ) -> Exchange | None:
     """The latest exchange of the chat, or None when the transcript holds no turn.
 
@@ -65,13 +66,14 @@ def read_latest_exchange(
     it when the transcript lags. If the transcript is missing or unreadable and that message is
     given, an Exchange with an empty user side, turn 0 and `extra["transcript"] = "missing"` comes
     back (labelled with `agent`) instead of an error, so a Stop is never lost. `memo` carries the
-    prompt count between calls on a growing transcript (see jsonl.count_lines)."""
+    prompt count between calls on a growing transcript (see jsonl.count_lines); with `end` the
+    transcript is read as if it ended there (the size it had when the Stop hook ran)."""
     try:
         if path is None:
             raise TranscriptError("no transcript path given")
         if _format_of(path) == "codex":
-            return codex.read_latest_exchange(path, last_assistant_message, memo=memo)
-        return claude_code.read_latest_exchange(path, last_assistant_message, memo=memo)
+            return codex.read_latest_exchange(path, last_assistant_message, memo=memo, end=end)
+        return claude_code.read_latest_exchange(path, last_assistant_message, memo=memo, end=end)
     except TranscriptError:
         if not last_assistant_message:
             raise

@@ -1,4 +1,4 @@
-"""Stop queues the exchange and returns silently; detached workers apply every exchange in queue
+"""Stop queues where the turn ends and returns silently; detached workers apply every exchange in queue
 order, survive being killed, and secrets never reach any file."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cms import paths
-from cms.hooks import queue, worker
+from cms.hooks import jobs, queue, worker
 from cms.locking import exclusive_lock
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
@@ -56,7 +56,9 @@ def idle(session: str) -> bool:
     return not queue.list_jobs(session) and not queue.worker_running(session)
 
 
-def test_stop_prints_nothing_and_queues_the_latest_exchange(tmp_path: Path) -> None:
+def test_stop_prints_nothing_and_queues_where_the_turn_ends_for_the_worker_to_read(
+    tmp_path: Path,
+) -> None:
     transcript = write_transcript(tmp_path / "t.jsonl", [numbered_turn(SESSION, 1)])
     held = queue.try_worker_lock(SESSION)  # keep workers off so the job stays visible
     assert held is not None
@@ -67,11 +69,13 @@ def test_stop_prints_nothing_and_queues_the_latest_exchange(tmp_path: Path) -> N
         [job_file] = queue.list_jobs(SESSION)
         job = queue.read_job(job_file)
         assert job is not None and job.kind == "map_update"
-        assert "marker01" in job.payload["exchange"]["user"]
+        assert job.payload["turn"]["path"] == str(transcript)
+        assert job.payload["turn"]["end"] == transcript.stat().st_size
+        assert "marker01" not in job_file.read_text(encoding="utf-8")  # the hook read nothing
     finally:
         held.release()
     worker.drain_chat(SESSION, idle=0.0)
-    assert load_map(paths.map_path(SESSION)).fact_count() > 0
+    assert "marker01" in paths.map_path(SESSION).read_text(encoding="utf-8")
 
 
 def test_stop_with_cms_sync_applies_before_it_returns(tmp_path: Path) -> None:
@@ -112,29 +116,34 @@ def test_codex_stop_without_transcript_pairs_the_cached_prompt(tmp_path: Path) -
     assert "blue-green" in paths.map_path(SESSION).read_text(encoding="utf-8")
 
 
-def test_successive_stops_number_turns_from_a_kept_count_of_the_transcript(
+def test_queued_turns_are_read_where_each_stop_saw_them_end_and_numbered_from_a_kept_count(
     tmp_path: Path,
 ) -> None:
-    turns = [numbered_turn(SESSION, k) for k in range(1, 5)]
+    turns = [numbered_turn(SESSION, k) for k in range(1, 6)]
     transcript = write_transcript(tmp_path / "t.jsonl", turns[:2])
     kept = paths.chat_dir(SESSION) / "turn-count.json"
-    held = queue.try_worker_lock(SESSION)  # keep workers off so the jobs stay visible
+    held = queue.try_worker_lock(SESSION)  # keep workers off: the jobs wait, the file grows
     assert held is not None
     try:
-        numbers = []
         for upto in (2, 3, 4):
             write_transcript(transcript, turns[:upto])  # the transcript grows at its end
             assert_clean_reply(run_hook_process("Stop", stop_payload(transcript)))
-            job = queue.read_job(queue.list_jobs(SESSION)[-1])
+        write_transcript(transcript, turns)  # a fifth turn begins before the worker runs
+        numbers, ends = [], []
+        for job_file in queue.list_jobs(SESSION):
+            job = queue.read_job(job_file)
             assert job is not None
-            numbers.append(job.payload["exchange"]["turn"])
+            exchange = jobs.exchange_of_job(SESSION, job.payload)
+            assert exchange is not None
+            numbers.append((exchange.turn, f"marker{exchange.turn:02d}" in exchange.user))
             state = json.loads(kept.read_text(encoding="utf-8"))
-            text = transcript.read_bytes()
-            assert state["offset"] == len(text)  # looked at up to the end, counted through
-            assert text[state["latest"] :].startswith(json.dumps(turns[upto - 1][0]).encode())
+            ends.append(job.payload["turn"]["end"])
+            text = transcript.read_bytes()[: ends[-1]]
+            assert state["offset"] == len(text)  # looked at up to the turn's end, counted
+            assert text[state["latest"] :].startswith(json.dumps(turns[len(ends)][0]).encode())
     finally:
         held.release()
-    assert numbers == [2, 3, 4]
+    assert numbers == [(2, True), (3, True), (4, True)]
 
 
 def test_stop_from_a_subagent_is_ignored(tmp_path: Path) -> None:
@@ -271,10 +280,12 @@ def test_a_planted_secret_never_reaches_the_queue_map_store_or_log(tmp_path: Pat
     held = queue.try_worker_lock(SESSION)
     assert held is not None
     try:
+        last = f"Rotated: OPENAI_API_KEY={SECRETS['openai']} now lives in staging's vault."
         for path in (first_only, transcript):
-            assert_clean_reply(run_hook_process("Stop", stop_payload(path)))
+            payload = stop_payload(path, last_assistant_message=last)
+            assert_clean_reply(run_hook_process("Stop", payload))
         queued = all_text_under(queue.chat_queue_dir(SESSION))
-        assert "staging" in queued  # the exchanges are there, redacted
+        assert "staging" in queued  # the Stop's last message is there, redacted
         assert_no_secret(queued, "the queue files")
     finally:
         held.release()
@@ -315,7 +326,9 @@ def test_stop_with_a_fifo_as_transcript_returns_and_queues_the_last_message(
         assert done.stdout == b""
         job = queue.read_job(queue.list_jobs(SESSION)[-1])
         assert job is not None
-        assert job.payload["exchange"]["assistant"] == "Decided: blue-green deploys."
-        assert job.payload["exchange"]["extra"]["transcript"] == "missing"
+        exchange = jobs.exchange_of_job(SESSION, job.payload)  # refused unopened, not blocked on
+        assert exchange is not None
+        assert exchange.assistant == "Decided: blue-green deploys."
+        assert exchange.extra["transcript"] == "missing"
     finally:
         held.release()
