@@ -11,7 +11,8 @@ import zlib
 
 from cms.observations.recall import (
     frequencies_in,
-    match_terms,
+    match_expressions,
+    newest_matches,
     or_expression,
     query_terms,
     rarest,
@@ -22,6 +23,7 @@ from cms.observations.store import ObservationStore
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
     from cms.map.model import CorrelationMap
 
@@ -310,23 +312,34 @@ def search_facts(
 ) -> list[FactMatch]:
     """The facts of the project that best match query, best first; relevance combines BM25
     with the share of (rarity-weighted) query terms a fact holds. The cost is bounded: only the
-    rarest terms whose postings fit the budget are matched (see recall.match_terms), and the
-    best BM25 hits (4 per result asked for, at most SEARCH_POOL) are rescored with every term."""
+    rarest terms whose postings fit the budget are matched, among their newest matches (see
+    recall.match_expressions), and the best BM25 hits (4 per result asked for, at most
+    SEARCH_POOL) are rescored with every term."""
     terms = query_terms(query)
-    expr = or_expression(match_terms(store, terms, "facts_vocab"))
-    if expr is None or limit <= 0:
+    if not terms or limit <= 0:
         return []
     cols = ", ".join("f." + c.strip() for c in FACT_COLUMNS.split(","))
     live = "" if include_superseded else "AND f.superseded_by IS NULL "
     live += "" if passages else f"AND f.kind != '{PASSAGE}' "
     sql = (
         f"SELECT {cols}, bm25(facts_fts, 1.0, 0.5, 0.75) AS rank FROM facts_fts "
-        f"JOIN facts f ON f.id = facts_fts.rowid WHERE facts_fts MATCH ? {live}"
-        "ORDER BY rank LIMIT ?"
+        f"JOIN facts f ON f.id = facts_fts.rowid WHERE facts_fts MATCH ? "
+        f"AND {newest_matches('facts_fts')} {live}ORDER BY rank LIMIT ?"
     )
     pool = min(SEARCH_POOL, max(40, 4 * limit))
-    rows = store.read(lambda c: c.execute(sql, (expr, pool)).fetchall())
-    found = [(IndexedFact(r[:-1]), float(r[-1])) for r in rows]
+    expressions = match_expressions(store, terms, "facts_vocab", "facts")
+
+    def hits(conn: sqlite3.Connection) -> dict[int, tuple[Any, ...]]:
+        rows: dict[int, tuple[Any, ...]] = {}
+        for expr in expressions:  # the rows holding many terms first, then the rarest terms
+            for row in conn.execute(sql, (expr, expr, pool)):
+                rows.setdefault(row[0], row)
+            if len(rows) >= pool:
+                break
+        return rows
+
+    rows = store.read(hits)
+    found = [(IndexedFact(r[:-1]), float(r[-1])) for r in rows.values()]
     texts = [f"{f.text} {f.sun} {f.planet}".casefold() for f, _ in found]
     relevances = text_relevance(texts, [b for _, b in found], terms, BM25_HALF)
     matches = []

@@ -38,6 +38,7 @@ PAGE_PER_RESULT = 6
 MAX_CANDIDATES = 2000
 DATE_DAMPING = 0.5  # outside every date the query names
 POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms only rerank
+CONJUNCTION_ROWS = 200  # rows an AND of common terms should leave, were they independent
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
 _EXTRA_STOPWORDS = frozenset(
     [
@@ -221,8 +222,11 @@ def _files_match(wanted: Sequence[str], obs: Observation) -> bool:
 
 
 def _stem_guesses(term: str) -> list[str]:
-    """Prefixes of a term that may be its porter stem in the FTS5 vocabulary (plus y -> i)."""
+    """Prefixes of a term that may be its porter stem in the FTS5 vocabulary, with an e restored
+    where a suffix took one ("staging" -> "stage"), plus y -> i."""
     guesses = [term[:n] for n in range(max(3, len(term) - 5), len(term) + 1)]
+    if term.endswith(("ing", "ed")):
+        guesses += [g + "e" for g in guesses if len(g) < len(term) - 1]
     if term.endswith("y"):
         guesses.append(term[:-1] + "i")
     return guesses
@@ -257,21 +261,69 @@ def frequencies_in(
     return result
 
 
-def match_terms(
-    store: ObservationStore, terms: Sequence[str], vocab: str = "observations_vocab"
+def match_expressions(
+    store: ObservationStore,
+    terms: Sequence[str],
+    vocab: str = "observations_vocab",
+    table: str = "observations",
 ) -> list[str]:
-    """The terms worth matching: rarest first while their postings fit POSTINGS_BUDGET.
+    """The FTS5 expressions to draw candidates from, in order, so that a recall's work does not
+    grow with the store: the OR of the rarest terms whose postings fit POSTINGS_BUDGET (commoner
+    terms still count in the rescoring), preceded, when even the rarest term is common, by the
+    rows holding the rarest few terms together (about CONJUNCTION_ROWS of them, were the terms
+    independent), ranked by every term they hold: the rows that answer most of the query, which
+    the OR's newest-first bound may not reach."""
 
-    Terms held by a large share of the store add little to BM25 but cost a row each to score;
-    left out of the MATCH, they still count in the coverage of the candidates.
-    """
-    return rarest(terms, document_frequencies(store, terms, vocab))
+    def plan(conn: sqlite3.Connection) -> list[str]:
+        frequency = frequencies_in(conn, terms, vocab)
+        present = [t for t in terms if frequency.get(t, 0) > 0]
+        chosen = set(rarest(present, frequency)) if present else set()
+        expressions = []
+        if sum(frequency[t] for t in chosen) > POSTINGS_BUDGET:
+            rows = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
+            both = conjunction(terms, frequency, rows, min(CONJUNCTION_ROWS, POSTINGS_BUDGET))
+            if len(both) > 1:  # the group holds a required term: it only adds to the ranking
+                rest = [t for t in present if t not in both]
+                group = " OR ".join(f'"{t}"' for t in [both[-1], *rest])
+                expressions.append(" AND ".join(f'"{t}"' for t in both) + f" AND ({group})")
+        # terms the vocabulary lacks cost nothing (or, if a stem was guessed wrong, stay bounded)
+        matched = [t for t in terms if t in chosen or frequency.get(t, 0) == 0]
+        if matched:
+            expressions.append(" OR ".join(f'"{t}"' for t in matched))
+        return expressions
+
+    return store.read(plan)
 
 
-def rarest(
-    terms: Sequence[str], frequency: dict[str, int], budget: int = POSTINGS_BUDGET
+def conjunction(
+    terms: Sequence[str], frequency: dict[str, int], rows: int, budget: int
 ) -> list[str]:
-    """The rarest terms whose postings together fit budget (at least one), in query order."""
+    """The rarest present terms (at least two), added until `rows` times the product of their
+    shares (the rows holding all of them, were they independent) fits `budget`; in query order."""
+    chosen: list[str] = []
+    expected = float(rows)
+    for term in sorted((t for t in terms if frequency.get(t, 0) > 0), key=lambda t: frequency[t]):
+        if len(chosen) >= 2 and expected <= budget:
+            break
+        chosen.append(term)
+        expected *= frequency[term] / rows if rows else 1.0
+    return [t for t in terms if t in chosen]
+
+
+def newest_matches(fts: str) -> str:
+    """An SQL condition keeping the POSTINGS_BUDGET newest rows of `fts` that match the
+    expression bound to the next parameter: BM25 then ranks a bounded set, whatever the store's
+    size."""
+    return (
+        f"{fts}.rowid >= coalesce((SELECT rowid FROM {fts} WHERE {fts} MATCH ? "
+        f"ORDER BY rowid DESC LIMIT 1 OFFSET {max(0, POSTINGS_BUDGET - 1)}), 0)"
+    )
+
+
+def rarest(terms: Sequence[str], frequency: dict[str, int], budget: int | None = None) -> list[str]:
+    """The rarest terms whose postings together fit budget (POSTINGS_BUDGET unless given; at
+    least one), in query order."""
+    budget = POSTINGS_BUDGET if budget is None else budget
     chosen: set[str] = set()
     total = 0
     for term in sorted(terms, key=lambda t: frequency.get(t, 0)):
@@ -286,17 +338,19 @@ def rarest(
 def _candidates(
     store: ObservationStore, expr: str, count: int, offset: int
 ) -> list[tuple[Observation, float]]:
-    """One page of FTS5 hits ordered by BM25, archived and superseded ones included."""
+    """One page of FTS5 hits ordered by BM25 among the newest POSTINGS_BUDGET matches, archived
+    and superseded ones included."""
     cols = ", ".join(f"o.{c.strip()}" for c in COLUMNS.split(","))
     sql = (
         "WITH hits AS (SELECT rowid AS id, bm25(observations_fts, ?, ?, ?) AS rank "
-        "FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rank LIMIT ? OFFSET ?) "
+        "FROM observations_fts WHERE observations_fts MATCH ? "
+        f"AND {newest_matches('observations_fts')} ORDER BY rank LIMIT ? OFFSET ?) "
         f"SELECT {cols}, hits.rank FROM hits JOIN observations o ON o.id = hits.id "
         "ORDER BY hits.rank"
     )
 
     def run(conn: sqlite3.Connection) -> list[tuple[Observation, float]]:
-        rows = conn.execute(sql, (*WEIGHTS, expr, count, offset))
+        rows = conn.execute(sql, (*WEIGHTS, expr, expr, count, offset))
         return [(row_to_observation(r), float(r[-1])) for r in rows]
 
     return store.read(run)
@@ -346,30 +400,32 @@ def recall(
     terms = query_terms(text + " " + " ".join(files or ()))
     if limit <= 0 or not terms:
         return []
-    expr = or_expression(match_terms(store, terms))
-    if expr is None:
-        return []
-    page = max(PAGE_MIN, limit * PAGE_PER_RESULT)
-    offset = 0
-    pool: list[tuple[Observation, float]] = []
-    while True:
-        hits = _candidates(store, expr, page, offset)
-        pool += [
-            (obs, bm25)
-            for obs, bm25 in hits
-            if obs.archived_at is None
-            and obs.superseded_by is None
-            and (not kinds or obs.kind in kinds)
-            and (not files or _files_match(files, obs))
-        ]
-        scored = score_hits(pool, terms, now, windows)
-        scored.sort(key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
-        if len(hits) < page or offset + page >= MAX_CANDIDATES:
+    first_page = max(PAGE_MIN, limit * PAGE_PER_RESULT)
+    pool: dict[int, tuple[Observation, float]] = {}
+    scored: list[tuple[Observation, float, float]] = []
+    enough = False
+    for expr in match_expressions(store, terms):
+        page, offset = first_page, 0
+        while True:
+            hits = _candidates(store, expr, page, offset)
+            for obs, bm25 in hits:
+                if (
+                    obs.id not in pool
+                    and obs.archived_at is None
+                    and obs.superseded_by is None
+                    and (not kinds or obs.kind in kinds)
+                    and (not files or _files_match(files, obs))
+                ):
+                    pool[obs.id] = (obs, bm25)
+            scored = score_hits(list(pool.values()), terms, now, windows)
+            scored.sort(key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
+            enough = len(_select(scored, scope, limit)) >= limit
+            if enough or len(hits) < page or offset + page >= MAX_CANDIDATES:
+                break  # more pages only help when branches hide many
+            offset += page
+            page = MAX_CANDIDATES - offset
+        if enough:
             break
-        if len(_select(scored, scope, limit)) >= limit:
-            break  # enough visible ones; more pages only help when branches hide many
-        offset += page
-        page = MAX_CANDIDATES - offset
     result = _select([item for item in scored if item[1] >= min_relevance], scope, limit)
     if touch and result:
         store.mark_recalled([r.observation.id for r in result], now)

@@ -1,0 +1,61 @@
+"""Recall and fact search do bounded work however large the store: only the newest matches of
+the rarest terms are ranked, and when every query term is common the rows holding most of them
+are drawn first, so an old row that answers the whole query is still found."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from cms.observations import recall as recall_module
+from cms.observations.recall import conjunction, recall
+from cms.observations.scope import BranchScope
+from cms.observations.store import NewObservation, ObservationStore
+
+TERMS = ("postgres", "migration", "retry", "staging", "deploy")
+NOW = 1_800_000_000.0
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ObservationStore:
+    return ObservationStore(tmp_path / "o.db", "p")
+
+
+def add(store: ObservationStore, title: str, body: str, created_at: float) -> int:
+    return store.add(NewObservation("learning", title, body, (), 3), created_at=created_at)
+
+
+def fill_with_partial_matches(store: ObservationStore, rounds: int) -> None:
+    """Newer rows that each hold three of the five query terms (every term is common)."""
+    combos = list(itertools.combinations(TERMS, 3))
+    for n in range(rounds):
+        words = combos[n % len(combos)]
+        add(store, f"Note {n}", f"entry {n}: {' '.join(words)}", NOW - 1000 + n)
+
+
+def test_an_old_row_holding_every_common_term_is_found_past_the_newest_matches_bound(
+    store: ObservationStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall_module, "POSTINGS_BUDGET", 10)
+    target = add(store, "Staging deploy", "postgres migration retry on staging deploy", NOW - 5000)
+    fill_with_partial_matches(store, 60)
+    hits = recall(store, " ".join(TERMS), scope=BranchScope.everywhere(), limit=3, now=NOW)
+    assert hits[0].observation.id == target
+
+
+def test_without_a_bound_problem_the_or_of_the_rarest_terms_alone_is_matched(
+    store: ObservationStore,
+) -> None:
+    add(store, "Cache", "the cache uses redis", NOW - 10)
+    fill_with_partial_matches(store, 12)
+    expressions = recall_module.match_expressions(store, ["redis", "deploy"])
+    assert expressions == ['"redis" OR "deploy"']
+
+
+def test_the_conjunction_adds_the_rarest_terms_until_their_expected_rows_fit_the_budget() -> None:
+    frequency = {"a": 500, "b": 2000, "c": 5000, "d": 9000, "e": 0}
+    # 10,000 rows: a alone leaves 500, a and b 100, then c 50 (fits 60)
+    assert conjunction(["d", "c", "b", "a", "e"], frequency, 10_000, 60) == ["c", "b", "a"]
+    assert conjunction(["d", "a"], frequency, 10_000, 10_000) == ["d", "a"]  # at least two
