@@ -186,9 +186,10 @@ TOOL_CALL_CHARS = 200
 
 
 def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
-    """What an exchange said, as (speaker, text) passages of whole sentences (at most
-    PASSAGE_CHARS each, never a word cut): the prompt, the answer, each short tool call (a command, a
-    path) and the files touched; questions, narration of the next step, tool outputs and our own injected context are left out.
+    """What an exchange said and did, as (speaker, text) passages of whole sentences (at most
+    PASSAGE_CHARS each, never a word cut): the prompt, the answer, each tool call (whole when
+    short, else its sentences), what each tool returned (as trimmed by the reader) and the files
+    touched; questions, narration of the next step and our own injected context are left out.
     Redacted."""
     from cms.excerpt import sentences, split_text
     from cms.observations.wording import is_narration, is_question
@@ -201,10 +202,13 @@ def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
 
     found = [("user", p) for p in statements(exchange.user)]
     found += [("assistant", p) for p in statements(exchange.assistant)]
-    for tool in exchange.tools:  # a command or a path, not a long plan handed to a tool
+    for tool in exchange.tools:  # a call whole when short, else its sentences; what it returned
         call = " ".join(f"{tool.name}: {tool.input}".split())
         if len(call) <= TOOL_CALL_CHARS:
             found.append(("tool", call))
+        else:
+            found += [("tool", p) for p in statements(tool.input)]
+        found += [("tool", p) for p in statements(tool.output)]
     if exchange.files:
         found.append(("tool", "Files touched: " + ", ".join(exchange.files)))
     kept = dict.fromkeys((who, redact_text(text)) for who, text in found if len(text.split()) >= 3)

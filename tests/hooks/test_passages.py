@@ -1,0 +1,45 @@
+"""What a turn said and did is indexed as passages: the prompt, the answer, each tool call (whole
+when short, as sentences when long) and what each tool returned; redacted, without questions."""
+
+from __future__ import annotations
+
+from cms.hooks.jobs import exchange_passages
+from cms.transcripts.exchange import Exchange, ToolCall
+
+PLAN = (
+    "Scaffold the app first. Run npx create-next-app@latest todo-app --typescript --tailwind "
+    "--eslint in the repo root. Then add a TodoList component with localStorage persistence "
+    "across sessions. Keep the components small and typed."
+)
+
+
+def passages_of(*tools: ToolCall) -> list[tuple[str, str]]:
+    exchange = Exchange(
+        user="Build the todo app.", assistant="Done: the app is built.", tools=tools
+    )
+    return exchange_passages(exchange)
+
+
+def test_a_long_tool_input_is_indexed_as_its_sentences() -> None:
+    found = passages_of(ToolCall("Task", PLAN, "", False))
+    texts = [text for who, text in found if who == "tool"]
+    assert any("npx create-next-app@latest todo-app --typescript" in t for t in texts)
+    assert all(len(t) <= 300 for t in texts)
+
+
+def test_what_a_tool_returned_is_indexed_without_its_questions() -> None:
+    output = "[info] REFUSED JOIN terminal:lobby from the socket. Did you mean to join terminal?"
+    found = passages_of(ToolCall("Bash", "mix phx.server", output, False))
+    texts = [text for who, text in found if who == "tool"]
+    assert "Bash: mix phx.server" in texts
+    assert any("REFUSED JOIN terminal" in t for t in texts)
+    assert not any("Did you mean" in t for t in texts)
+
+
+def test_a_secret_in_a_tool_output_is_redacted_in_its_passage() -> None:
+    secret = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    found = passages_of(
+        ToolCall("Bash", "gh auth status", f"Logged in with token {secret} ok", False)
+    )
+    assert not any(secret in text for _, text in found)
+    assert any("Logged in with token" in text for _, text in found)
