@@ -175,10 +175,12 @@ def search_project(
     k: int,
     session: str | None = None,
     passages: bool = True,
+    other_than: str | None = None,
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best.
     The given chat's facts come from its map, the other chats' from the project's index;
+    `other_than` leaves a chat's facts out (the caller's own, which its map already shows);
     passages=False leaves the chats' passages out (the prompt hook injects items only)."""
     from cms.observations.wording import rule_query
 
@@ -192,8 +194,9 @@ def search_project(
     own = chat_hits(session, text, k, superseded_in_chat(memory.store, session)) if session else []
     facts = own + [
         fact_hit(m)
-        for m in search_facts(memory.store, text, limit=3 * k, passages=passages)
-        if m.fact.session != session
+        for m in search_facts(
+            memory.store, text, limit=3 * k, passages=passages, skip_session=session or other_than
+        )
     ]
     if passages:
         facts = _without_repeated_passages(facts)

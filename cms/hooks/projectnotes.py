@@ -109,12 +109,10 @@ def relevant_notes(
 
         with memory:
             now = time.time()
-            hits = search_project(memory, query, k=limit + min(len(shown), limit), passages=False)
-            own_fact = [not h.id.startswith("O") and h.chat == session for h in hits]
+            k = limit + min(len(shown), limit)
+            hits = search_project(memory, query, k=k, passages=False, other_than=session)
             fresh = [
-                h
-                for h, own in zip(hits, own_fact, strict=True)
-                if h.relevance >= min_relevance and not set(h.aliases) & set(shown) and not own
+                h for h in hits if h.relevance >= min_relevance and not set(h.aliases) & set(shown)
             ][:limit]
             recalled = [int(h.id[1:]) for h in fresh if h.id.startswith("O")]
             if recalled:

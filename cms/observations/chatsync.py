@@ -63,8 +63,8 @@ def related_in_force(
     text: what an update model is offered to supersede (no passages: they are not items)."""
     from cms.project_search import search_project
 
-    hits = search_project(memory, text, k=3 * limit)
-    chosen = [h for h in hits if not h.is_passage and h.chat != session][:limit]
+    hits = search_project(memory, text, k=2 * limit, passages=False, other_than=session)
+    chosen = [h for h in hits if h.chat != session][:limit]  # its observations too
     return {h.id: h.text for h in chosen}
 
 

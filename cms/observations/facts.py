@@ -309,8 +309,10 @@ def search_facts(
     limit: int,
     include_superseded: bool = False,
     passages: bool = True,
+    skip_session: str | None = None,
 ) -> list[FactMatch]:
-    """The facts of the project that best match query, best first; relevance combines BM25
+    """The facts of the project (but those of `skip_session`) that best match query, best
+    first; relevance combines BM25
     with the share of (rarity-weighted) query terms a fact holds. The cost is bounded: only the
     rarest terms whose postings fit the budget are matched, among their newest matches (see
     recall.match_expressions), and the best BM25 hits (4 per result asked for, at most
@@ -321,6 +323,8 @@ def search_facts(
     cols = ", ".join("f." + c.strip() for c in FACT_COLUMNS.split(","))
     live = "" if include_superseded else "AND f.superseded_by IS NULL "
     live += "" if passages else f"AND f.kind != '{PASSAGE}' "
+    live += "" if skip_session is None else "AND f.session != ? "
+    skipped = () if skip_session is None else (skip_session,)
     sql = (
         f"SELECT {cols}, bm25(facts_fts, 1.0, 0.5, 0.75) AS rank FROM facts_fts "
         f"JOIN facts f ON f.id = facts_fts.rowid WHERE facts_fts MATCH ? "
@@ -332,7 +336,7 @@ def search_facts(
     def hits(conn: sqlite3.Connection) -> dict[int, tuple[Any, ...]]:
         rows: dict[int, tuple[Any, ...]] = {}
         for expr in expressions:  # the rows holding many terms first, then the rarest terms
-            for row in conn.execute(sql, (expr, expr, pool)):
+            for row in conn.execute(sql, (expr, expr, *skipped, pool)):
                 rows.setdefault(row[0], row)
             if len(rows) >= pool:
                 break

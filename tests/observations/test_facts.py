@@ -110,3 +110,18 @@ def test_questions_are_told_without_their_question_mark(text: str) -> None:
 def test_statements_are_not_questions() -> None:
     assert not is_question("How the parser works is documented in docs/parser.md.")
     assert not is_question("Do not use print statements.")
+
+
+def test_the_prompts_own_chat_never_takes_the_slots_of_other_chats_facts(tmp_path: Path) -> None:
+    from cms.hooks.projectnotes import relevant_notes
+
+    things = ("docker images", "wheels", "sourcemaps", "fixtures", "manifests", "changelogs")
+    own = [f"The staging deploy pipeline uploads {thing} to the bucket." for thing in things]
+    other = [f"The staging deploy pipeline retries {thing} twice on timeouts." for thing in things]
+    sync(tmp_path, chat("chat-a", *own))
+    sync(tmp_path, chat("chat-b", *other))
+    notes = relevant_notes(
+        str(tmp_path), "staging deploy pipeline", 3, min_relevance=0.0, shown=(), session="chat-a"
+    )
+    assert len(notes) == 3
+    assert all("retries" in text for _ids, text in notes)
