@@ -1,7 +1,6 @@
 """Where cms keeps its files: everything lives under CMS_HOME (default ~/.cms).
 
-Only computes paths; it creates private folders and empty private files on request (0700 and
-0600 whatever the umask, through cms.privatefile) and never reads or writes data files. Each
+Only computes paths; it creates folders on request and never reads or writes data files. Each
 location has a Path form and a `_str` form; the hooks use the str forms because importing
 pathlib costs a hook process ~10 ms.
 """
@@ -9,8 +8,6 @@ pathlib costs a hook process ~10 ms.
 from __future__ import annotations
 
 import os
-
-from cms import privatefile
 
 TYPE_CHECKING = False  # pathlib and typing stay off the hook path; mypy still reads these
 if TYPE_CHECKING:
@@ -137,14 +134,3 @@ def usage_path() -> Path:
 def sandbox_dir() -> Path:
     """The working folder of inner `claude -p` calls (keeps transcripts out of user projects)."""
     return cms_home() / "sandbox"
-
-
-def make_private_dirs(folder: StrPath) -> None:
-    """Create folder and its missing parents with mode 0700, whatever the umask."""
-    privatefile.make_dirs(os.fspath(folder))
-
-
-def ensure_private_file(path: StrPath) -> None:
-    """An empty file at path (0600, its folder 0700) unless one exists; a symlink there is refused
-    (OSError). For files another library opens by name, such as SQLite databases."""
-    privatefile.ensure_file(os.fspath(path))

@@ -7,7 +7,14 @@ verbatim. Knows nothing of hooks or of typer.
 from __future__ import annotations
 
 from cms import paths
-from cms.observations.facts import PASSAGE, FactMatch, chat_tag, fact_source, search_facts
+from cms.observations.facts import (
+    PASSAGE,
+    FactMatch,
+    chat_tag,
+    fact_source,
+    search_facts,
+    source_key,
+)
 from cms.observations.recall import (
     STANDING_KINDS,
     RecalledObservation,
@@ -74,8 +81,6 @@ class MemoryHit:
     def aliases(self) -> list[str]:
         """The ids this item is known by: its own, and for an observation promoted from a chat's
         fact, that fact's key (what was shown under one is not shown again under the other)."""
-        from cms.observations.facts import source_key
-
         if self.id.startswith("O") and self.source:
             return [self.id, source_key(self.source)]
         return [self.id]
@@ -126,25 +131,23 @@ def chat_hits(
     since) are left out."""
     from cms.errors import MapNotFoundError
     from cms.map.store import load_map
-    from cms.observations.facts import BM25_HALF, fact_key, fact_source, iso_stamp
-    from cms.observations.recall import query_terms, term_patterns
+    from cms.observations.facts import BM25_HALF, fact_key, iso_stamp
+    from cms.observations.recall import query_terms, text_relevance
     from cms.search import search_local
 
     try:
         cmap = load_map(paths.map_path(session))
     except MapNotFoundError:
         return []
-    patterns = term_patterns(query_terms(query))
-    if not patterns:
+    terms = query_terms(query)
+    if not terms:
         return []
     sats = {s.id: s for p in cmap.planets() + cmap.archive for s in p.satellites}
+    found = [h for h in search_local(cmap, query, 3 * k + len(hidden)) if h.id not in hidden]
+    texts = [f"{h.text} {h.sun} {h.planet}".casefold() for h in found]
+    relevances = text_relevance(texts, [-h.score for h in found], terms, BM25_HALF)
     hits = []
-    for hit in search_local(cmap, query, 3 * k + len(hidden)):
-        if hit.id in hidden:
-            continue
-        text = f"{hit.text} {hit.sun} {hit.planet}".casefold()
-        coverage = sum(base in text and p.search(text) is not None for base, p in patterns)
-        relevance = coverage / len(patterns) * (0.5 + 0.5 * hit.score / (hit.score + BM25_HALF))
+    for hit, relevance in zip(found, relevances, strict=True):
         label = hit.path + (" (archived)" if hit.archived else "")
         sat = sats[hit.id]
         key, source = fact_key(session, hit.id), fact_source(session, hit.id)

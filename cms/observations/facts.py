@@ -23,6 +23,7 @@ from cms.observations.store import ObservationStore
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
     from typing import Any
 
     from cms.map.model import CorrelationMap
@@ -130,10 +131,6 @@ def superseded_in_chat(store: ObservationStore, session: str) -> set[str]:
 
 def iso_stamp(iso: str, default: float = 0.0) -> float:
     """Unix seconds of a map's ISO 8601 time (default when unreadable)."""
-    return _stamp(iso, default)
-
-
-def _stamp(iso: str, default: float) -> float:
     from datetime import datetime  # ~2 ms: only where map times are read, off the prompt path
 
     try:
@@ -168,13 +165,15 @@ def _map_facts(cmap: CorrelationMap) -> list[tuple[str, str, str, str, int, str,
 
 
 def sync_chat(
-    conn: sqlite3.Connection, cmap: CorrelationMap, *, kind_of: object = None, now: float
+    conn: sqlite3.Connection,
+    cmap: CorrelationMap,
+    *,
+    kind_of: Callable[[str], str],
+    now: float,
 ) -> list[tuple[int, str]]:
     """Bring the index rows of one chat in line with its map; returns (row id, fact id) of the
     rows that are new or whose text changed (in map order), after marking what they supersede.
-
-    kind_of, when given, is a callable text -> kind stored with each row.
-    """
+    kind_of gives the kind stored with each row."""
     session = cmap.session_id
     stored = {
         fact_id: (row_id, text, archived)
@@ -183,7 +182,6 @@ def sync_chat(
             (session, PASSAGE),
         )
     }
-    guess = kind_of if callable(kind_of) else (lambda _text: "other")
     changed: list[tuple[int, str]] = []
     seen: set[str] = set()
     for fact_id, sun, planet, text, turn, created, updated, archived in _map_facts(cmap):
@@ -194,10 +192,10 @@ def sync_chat(
                 sun,
                 planet,
                 text,
-                guess(text),
+                kind_of(text),
                 turn,
-                _stamp(created, now),
-                _stamp(updated, now),
+                iso_stamp(created, now),
+                iso_stamp(updated, now),
             )
             cursor = conn.execute(
                 "INSERT INTO facts (session, fact_id, sun, planet, text, kind, turn, created_at, "
@@ -209,7 +207,16 @@ def sync_chat(
             conn.execute(
                 "UPDATE facts SET text = ?, kind = ?, sun = ?, planet = ?, turn = ?, "
                 "updated_at = ?, archived = ? WHERE id = ?",
-                (text, guess(text), sun, planet, turn, _stamp(updated, now), int(archived), old[0]),
+                (
+                    text,
+                    kind_of(text),
+                    sun,
+                    planet,
+                    turn,
+                    iso_stamp(updated, now),
+                    int(archived),
+                    old[0],
+                ),
             )
             changed.append((old[0], fact_id))
         elif bool(old[2]) != archived:

@@ -37,6 +37,7 @@ PAGE_MIN = 30  # BM25 hits re-scored per page
 PAGE_PER_RESULT = 6
 MAX_CANDIDATES = 2000
 DATE_DAMPING = 0.5  # outside every date the query names
+IN_FORCE_POOL = 80  # standing rules read before branch visibility filters them
 POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms only rerank
 CONJUNCTION_ROWS = 200  # rows an AND of common terms should leave, were they independent
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
@@ -232,22 +233,15 @@ def _stem_guesses(term: str) -> list[str]:
     return guesses
 
 
-def document_frequencies(
-    store: ObservationStore, terms: Sequence[str], vocab: str = "observations_vocab"
+def frequencies_in(
+    conn: sqlite3.Connection, terms: Sequence[str], vocab: str = "observations_vocab"
 ) -> dict[str, int]:
     """How many rows hold each term (0 when unknown), from an FTS5 vocabulary table (the
-    observations', or `facts_vocab`).
+    observations', or `facts_vocab`), inside the caller's transaction.
 
     The stored vocabulary holds porter stems; a term's stem is taken to be its longest prefix
     found there. A wrong guess can only overstate how common a term absent from the store is.
     """
-    return store.read(lambda c: frequencies_in(c, terms, vocab))
-
-
-def frequencies_in(
-    conn: sqlite3.Connection, terms: Sequence[str], vocab: str = "observations_vocab"
-) -> dict[str, int]:
-    """document_frequencies inside the caller's transaction."""
     guesses = {t: _stem_guesses(t) for t in terms}
     wanted = sorted({g for gs in guesses.values() for g in gs})
     if not wanted:
@@ -288,9 +282,8 @@ def match_expressions(
                 expressions.append(" AND ".join(f'"{t}"' for t in both) + f" AND ({group})")
         # terms the vocabulary lacks cost nothing (or, if a stem was guessed wrong, stay bounded)
         matched = [t for t in terms if t in chosen or frequency.get(t, 0) == 0]
-        if matched:
-            expressions.append(" OR ".join(f'"{t}"' for t in matched))
-        return expressions
+        expression = or_expression(matched)
+        return [*expressions, expression] if expression else expressions
 
     return store.read(plan)
 
@@ -320,10 +313,10 @@ def newest_matches(fts: str) -> str:
     )
 
 
-def rarest(terms: Sequence[str], frequency: dict[str, int], budget: int | None = None) -> list[str]:
-    """The rarest terms whose postings together fit budget (POSTINGS_BUDGET unless given; at
-    least one), in query order."""
-    budget = POSTINGS_BUDGET if budget is None else budget
+def rarest(terms: Sequence[str], frequency: dict[str, int]) -> list[str]:
+    """The rarest terms whose postings together fit POSTINGS_BUDGET (at least one), in query
+    order."""
+    budget = POSTINGS_BUDGET
     chosen: set[str] = set()
     total = 0
     for term in sorted(terms, key=lambda t: frequency.get(t, 0)):
@@ -484,7 +477,7 @@ STANDING_KINDS = ("preference", "decision")
 
 
 def in_force(
-    store: ObservationStore, scope: BranchScope, *, now: float | None = None, pool: int = 80
+    store: ObservationStore, scope: BranchScope, *, now: float | None = None
 ) -> list[RecalledObservation]:
     """The project's standing rules (preferences and decisions, live and visible in scope),
     most important first, then most recently confirmed."""
@@ -495,11 +488,11 @@ def in_force(
             f"SELECT {COLUMNS} FROM observations INDEXED BY observations_in_force WHERE "
             f"archived_at IS NULL AND superseded_by IS NULL AND kind IN ({kinds}) "
             "ORDER BY importance DESC, updated_at DESC LIMIT ?",
-            (pool,),
+            (IN_FORCE_POOL,),
         ).fetchall()
     )
     ranked = [(row_to_observation(r), 1.0, 1.0) for r in rows]
-    return _select(ranked, scope, pool)
+    return _select(ranked, scope, IN_FORCE_POOL)
 
 
 def format_age(seconds: float) -> str:

@@ -13,7 +13,7 @@ import os
 import re
 import time
 
-from cms import paths
+from cms import paths, privatefile
 from cms.errors import StoreError
 from cms.observations.migrations import KINDS, SCHEMA_VERSION, apply_migrations
 
@@ -339,7 +339,7 @@ class ObservationStore:
         self.project = project
         self.patience = patience
         try:
-            paths.ensure_private_file(path)  # 0600 in a 0700 folder; -wal and -shm follow it
+            privatefile.ensure_file(path)  # 0600 in a 0700 folder; -wal and -shm follow it
             self._conn = sqlite3.connect(
                 path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
