@@ -55,3 +55,7 @@ class StoreError(CmsError):
 
 class InstallError(CmsError):
     """Settings cannot be changed safely."""
+
+
+class JobError(CmsError):
+    """A queued job lacks what its kind needs."""

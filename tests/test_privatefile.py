@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cms import paths, privatefile
-from cms.errors import LockTimeoutError
+from cms import paths
+from cms.errors import LockTimeoutError, StoreError
 from cms.hooks import queue, worker
 from cms.hooks.statefile import write_state
 from cms.locking import exclusive_lock
@@ -19,7 +19,7 @@ from cms.log import log_event
 from cms.map.model import new_map
 from cms.map.store import edit_map, save_map
 from cms.observations.access import open_project_memory
-from cms.observations.store import NewObservation
+from cms.observations.store import NewObservation, ObservationStore
 from cms.providers.usage import record_usage
 from tests.hooks.helpers import (
     assert_clean_reply,
@@ -30,6 +30,13 @@ from tests.hooks.helpers import (
 )
 
 SESSION = "chat-private-1"
+
+
+def precious_file(folder: Path) -> Path:
+    """A file outside CMS_HOME that a symlink under it points to: it must stay untouched."""
+    target = folder / "elsewhere.txt"
+    target.write_text("precious\n", encoding="utf-8")
+    return target
 
 
 @pytest.fixture
@@ -120,8 +127,7 @@ def test_a_file_left_readable_by_an_older_version_is_made_private_when_written(
 
 
 def test_a_symlinked_log_file_is_not_written_through(fresh_home: Path, tmp_path: Path) -> None:
-    target = tmp_path / "elsewhere.txt"
-    target.write_text("precious\n", encoding="utf-8")
+    target = precious_file(tmp_path)
     log = paths.log_path()
     log.parent.mkdir(parents=True)
     log.symlink_to(target)
@@ -133,8 +139,7 @@ def test_a_symlinked_log_file_is_not_written_through(fresh_home: Path, tmp_path:
 def test_a_symlinked_map_lock_is_refused_and_its_target_untouched(
     fresh_home: Path, tmp_path: Path
 ) -> None:
-    target = tmp_path / "elsewhere.txt"
-    target.write_text("precious\n", encoding="utf-8")
+    target = precious_file(tmp_path)
     map_path = paths.map_path(SESSION)
     map_path.parent.mkdir(parents=True)
     (map_path.parent / "map.json.lock").symlink_to(target)
@@ -149,8 +154,7 @@ def test_a_symlinked_map_lock_is_refused_and_its_target_untouched(
 def test_a_symlink_in_place_of_a_map_or_state_file_is_replaced_not_written_through(
     fresh_home: Path, tmp_path: Path
 ) -> None:
-    target = tmp_path / "elsewhere.txt"
-    target.write_text("precious\n", encoding="utf-8")
+    target = precious_file(tmp_path)
     map_path = paths.map_path(SESSION)
     map_path.parent.mkdir(parents=True)
     map_path.symlink_to(target)
@@ -166,22 +170,28 @@ def test_a_symlink_in_place_of_a_map_or_state_file_is_replaced_not_written_throu
 def test_a_symlinked_sqlite_store_is_refused(fresh_home: Path, tmp_path: Path) -> None:
     target = tmp_path / "elsewhere.db"
     target.write_bytes(b"")
-    db = fresh_home / "usage.sqlite3"
+    db = fresh_home / "observations.db"
     fresh_home.mkdir(parents=True)
     db.symlink_to(target)
-    with pytest.raises(OSError):
-        privatefile.ensure_file(str(db))
+    with pytest.raises(StoreError, match="cannot open observation store"):
+        ObservationStore(db, "p")
     assert target.read_bytes() == b""
 
 
-def test_the_worker_drains_into_private_files(fresh_home: Path, umask: int) -> None:
+def test_the_worker_drains_into_private_files(fresh_home: Path, umask: int, tmp_path: Path) -> None:
     from cms.hooks import jobs
-    from cms.transcripts.exchange import Exchange
 
-    exchange = Exchange(user="we decided to use Redis", assistant="Decision: Redis.", turn=1)
-    queue.enqueue(
-        SESSION, jobs.MAP_UPDATE, jobs.map_update_payload(exchange, project="p", cwd="/tmp")
+    transcript = write_transcript(tmp_path / "t.jsonl", [numbered_turn(SESSION, 1)])
+    payload = jobs.turn_payload(
+        transcript=str(transcript),
+        end=transcript.stat().st_size,
+        agent="claude_code",
+        last_message="",
+        prompt="",
+        project="p",
+        cwd=str(tmp_path),
     )
+    queue.enqueue(SESSION, jobs.MAP_UPDATE, payload)
     worker.drain_chat(SESSION, idle=0.0)
     assert paths.map_path(SESSION).exists()
     assert_private(fresh_home)

@@ -27,13 +27,14 @@ def run_capture(
     session_id: str, payload: dict[str, Any], config: Any, *, force_local: bool = False
 ) -> str:
     """Capture observations for the session; return a one-line summary for the log."""
+    from cms.errors import JobError
     from cms.observations.access import open_project_memory
     from cms.observations.capture import capture_observations, observations_from_map
     from cms.observations.store import NewObservation
 
     cwd = payload.get("cwd")
     if not isinstance(cwd, str) or not cwd:
-        raise ValueError("capture job without a cwd")
+        raise JobError("capture job without a cwd")
     transcript = payload.get("transcript")
     transcript = transcript if isinstance(transcript, str) and transcript else None
     agent = payload.get("agent") if isinstance(payload.get("agent"), str) else "claude_code"

@@ -144,10 +144,14 @@ def _cached_prompt(session_id: str) -> str:
     return prompt if isinstance(prompt, str) else ""
 
 
-def _stopped_turn(event: HookEvent) -> dict[str, object] | None:
-    """Where the turn that just ended lies, for the worker to read: the transcript and its size
-    now, the Stop's last message (cleaned and redacted) and the prompt cached at UserPromptSubmit.
-    The transcript itself is never read here, so a Stop costs the same on any transcript."""
+def stop(event: HookEvent, config: Config) -> None:
+    """Queue the turn that just ended for the map updater and make sure a worker runs: where it
+    ends in the transcript (its size now), the Stop's last message (cleaned and redacted) and the
+    prompt cached at UserPromptSubmit. The transcript itself is never read here (the worker reads
+    the turn), so a Stop costs the same on any transcript. Prints nothing."""
+    from cms.hooks import jobs, queue
+    from cms.hooks.launch import ensure_worker
+    from cms.project import identify_project
     from cms.transcripts.cleanup import ASSISTANT_LIMIT, clean_text
 
     path = event.transcript_path or None
@@ -160,33 +164,18 @@ def _stopped_turn(event: HookEvent) -> dict[str, object] | None:
             path = None
     message = clean_text(event.last_assistant_message or "", ASSISTANT_LIMIT, 0.3)
     if path is None and not message:
-        return None
-    return {
-        "path": path,
-        "end": end,
-        "agent": "codex" if event.agent == "codex" else "claude_code",
-        "last_message": message,
-        "prompt": _cached_prompt(event.session_id),
-    }
-
-
-def stop(event: HookEvent, config: Config) -> None:
-    """Queue the turn that just ended for the map updater and make sure a worker runs (the
-    worker reads the turn from the transcript). Prints nothing."""
-    from cms.hooks import jobs, queue
-    from cms.hooks.launch import ensure_worker
-    from cms.project import identify_project
-
-    turn = _stopped_turn(event)
-    if turn is None:
         log_event("debug", "no_exchange", session=event.session_id)
         return None
-    project = identify_project(event.cwd).id
-    queue.add_job(
-        event.session_id,
-        jobs.MAP_UPDATE,
-        {"turn": turn, "project": project, "cwd": event.cwd},
+    payload = jobs.turn_payload(
+        transcript=path,
+        end=end,
+        agent="codex" if event.agent == "codex" else "claude_code",
+        last_message=message,
+        prompt=_cached_prompt(event.session_id),
+        project=identify_project(event.cwd).id,
+        cwd=event.cwd,
     )
+    queue.add_job(event.session_id, jobs.MAP_UPDATE, payload)
     ensure_worker(event.session_id)
     return None
 

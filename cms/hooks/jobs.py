@@ -72,8 +72,32 @@ def exchange_from_dict(data: dict[str, Any]) -> Exchange:
 
 
 def map_update_payload(exchange: Exchange, *, project: str, cwd: str) -> dict[str, Any]:
-    """A map_update job for an exchange already read (and so redacted) by the transcript reader."""
+    """A map_update job for an exchange already read (and so redacted) by the transcript reader
+    (the form earlier versions queued; tests queue it too)."""
     return {"exchange": exchange_to_dict(exchange), "project": project, "cwd": cwd}
+
+
+def turn_payload(
+    *,
+    transcript: str | None,
+    end: int | None,
+    agent: str,
+    last_message: str,
+    prompt: str,
+    project: str,
+    cwd: str,
+) -> dict[str, Any]:
+    """A map_update job for the turn a Stop saw end: where it ends in the transcript (path and
+    size), the Stop's last message and the cached prompt, both already redacted. The worker reads
+    the turn (exchange_of_job)."""
+    turn = {
+        "path": transcript,
+        "end": end,
+        "agent": agent,
+        "last_message": last_message,
+        "prompt": prompt,
+    }
+    return {"turn": turn, "project": project, "cwd": cwd}
 
 
 def capture_payload(
@@ -138,10 +162,11 @@ def exchange_of_job(session_id: str, payload: dict[str, Any]) -> Exchange | None
     exchange_data = payload.get("exchange")
     if isinstance(exchange_data, dict):
         return exchange_from_dict(exchange_data)
+    from cms.errors import CmsError, JobError
+
     turn = payload.get("turn")
     if not isinstance(turn, dict):
-        raise ValueError("map_update job without an exchange or a turn")
-    from cms.errors import CmsError
+        raise JobError("map_update job without an exchange or a turn")
     from cms.hooks.turncount import load_turn_count, save_turn_count
     from cms.log import log_event
     from cms.transcripts.reader import read_latest_exchange

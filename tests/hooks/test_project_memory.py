@@ -171,6 +171,11 @@ def test_a_rule_shown_at_session_start_is_not_injected_again_by_the_prompt(tmp_p
         {"session_id": "chat-c-0003", "cwd": str(repo), "prompt": "function argument names prefix"},
     )
     assert "'e_'" not in prompt  # shown as O<n> already; its fact id counts as shown too
+    fresh = hook(  # the same prompt in a chat that was not shown the rule does get it
+        "UserPromptSubmit",
+        {"session_id": "chat-d-0004", "cwd": str(repo), "prompt": "function argument names prefix"},
+    )
+    assert "'e_'" in fresh
 
 
 def test_cms_get_prints_the_rule_in_force_with_the_version_it_replaced(tmp_path: Path) -> None:
