@@ -132,7 +132,7 @@ def chat_hits(
     from cms.errors import MapNotFoundError
     from cms.map.store import load_map
     from cms.observations.facts import BM25_HALF, fact_key, iso_stamp
-    from cms.observations.recall import query_terms, text_relevance
+    from cms.observations.matching import query_terms, text_relevance
     from cms.search import search_local
 
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import zlib
 
-from cms.observations.recall import (
+from cms.observations.matching import (
     frequencies_in,
     match_expressions,
     newest_matches,
@@ -322,7 +322,7 @@ def search_facts(
     first; relevance combines BM25
     with the share of (rarity-weighted) query terms a fact holds. The cost is bounded: only the
     rarest terms whose postings fit the budget are matched, among their newest matches (see
-    recall.match_expressions), and the best BM25 hits (4 per result asked for, at most
+    matching.match_expressions), and the best BM25 hits (4 per result asked for, at most
     SEARCH_POOL) are rescored with every term."""
     terms = query_terms(query)
     if not terms or limit <= 0:

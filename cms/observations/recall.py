@@ -1,18 +1,22 @@
 """Recall: the observations relevant to a query, visible on the current branch, best first.
 
-Owns turning free text into a safe FTS5 MATCH expression, the score formula (BM25 from FTS5
-combined with term coverage, importance and age; see docs/observations.md), newest-only for
+Owns the score formula (the shared text relevance of cms.observations.matching combined with
+importance and age; see docs/observations.md), the paging of candidates, newest-only for
 superseded pairs, the session-start briefing and the one-line rendering of an observation.
 Reads through ObservationStore; knows nothing of hooks, the CLI or providers.
 """
 
 from __future__ import annotations
 
-import math
-import re
 import time
 
 from cms.observations.dates import query_dates
+from cms.observations.matching import (
+    match_expressions,
+    newest_matches,
+    query_terms,
+    text_relevance,
+)
 from cms.observations.scope import BranchScope
 from cms.observations.store import (
     COLUMNS,
@@ -21,7 +25,6 @@ from cms.observations.store import (
     row_to_observation,
     title_key,
 )
-from cms.textindex import STOPWORDS, stem
 
 TYPE_CHECKING = False  # sqlite3 is imported by the store; mypy still reads these imports
 if TYPE_CHECKING:
@@ -30,62 +33,12 @@ if TYPE_CHECKING:
 
 # Column weights for bm25(): title, body, files.
 WEIGHTS = (2.0, 1.0, 1.5)
-BM25_HALF = 6.0  # the BM25 score that counts as half strength
 HALF_LIFE_DAYS = 120.0
-MAX_TERMS = 24
 PAGE_MIN = 30  # BM25 hits re-scored per page
 PAGE_PER_RESULT = 6
 MAX_CANDIDATES = 2000
 DATE_DAMPING = 0.5  # outside every date the query names
 IN_FORCE_POOL = 80  # standing rules read before branch visibility filters them
-POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms only rerank
-CONJUNCTION_ROWS = 200  # rows an AND of common terms should leave, were they independent
-_TERM = re.compile(r"[^\W_]+", re.UNICODE)
-_EXTRA_STOPWORDS = frozenset(
-    [
-        "like",
-        "would",
-        "could",
-        "also",
-        "really",
-        "much",
-        "many",
-        "thing",
-        "things",
-        "kind",
-        "sort",
-        "way",
-        "lot",
-        "lots",
-        "one",
-        "ones",
-        "go",
-        "going",
-        "goes",
-        "went",
-        "gone",
-        "know",
-        "knew",
-        "think",
-        "thought",
-        "want",
-        "wanted",
-        "tell",
-        "told",
-        "say",
-        "said",
-        "hi",
-        "hey",
-        "hello",
-        "sure",
-        "right",
-        "well",
-        "maybe",
-        "still",
-        "even",
-        "ever",
-    ]
-)
 
 
 class RecalledObservation:
@@ -108,44 +61,6 @@ class RecalledObservation:
         )
 
 
-def query_terms(text: str) -> list[str]:
-    """The distinct searchable words of a free text: lower-cased, no stopwords, in order."""
-    terms: list[str] = []
-    for word in _TERM.findall(text.casefold()):
-        if len(word) < 2 and not word.isdigit():
-            continue
-        if word in STOPWORDS or word in _EXTRA_STOPWORDS:
-            continue
-        if word not in terms:
-            terms.append(word)
-    return terms[:MAX_TERMS]
-
-
-def match_expression(text: str) -> str | None:
-    """A safe FTS5 MATCH expression for any text: quoted terms joined by OR (None if none).
-
-    Every term is letters and digits only, so quoting makes it a plain string token; FTS5 then
-    stems it with the table's porter tokenizer.
-    """
-    return or_expression(query_terms(text))
-
-
-def or_expression(terms: Sequence[str]) -> str | None:
-    """Terms (letters and digits only) quoted and joined by OR for an FTS5 MATCH; None if none."""
-    return " OR ".join(f'"{t}"' for t in terms) if terms else None
-
-
-def term_patterns(terms: Sequence[str]) -> list[tuple[str, re.Pattern[str]]]:
-    """Per term: its light stem, and a pattern for that stem at the start of a word (the whole
-    word when short). The stem doubles as a fast substring test before the regex runs."""
-    patterns = []
-    for term in terms:
-        base = stem(term)
-        tail = "" if len(base) >= 4 else r"\b"
-        patterns.append((base, re.compile(r"\b" + re.escape(base) + tail)))
-    return patterns
-
-
 def recency(obs: Observation, now: float) -> float:
     """1 for today, halving every HALF_LIFE_DAYS since the observation was last updated."""
     age_days = max(0.0, now - obs.updated_at) / 86400.0
@@ -154,37 +69,6 @@ def recency(obs: Observation, now: float) -> float:
 
 def _text_of(obs: Observation) -> str:
     return f"{obs.title}\n{obs.body}\n{' '.join(obs.files)}".casefold()
-
-
-def term_weights(present: Sequence[Sequence[bool]], terms: int) -> list[float]:
-    """Per query term, its rarity among the hits: log(1 + (N + 1) / (1 + n_t)). A term that no
-    hit holds gets the mean weight of those some hit holds: the word the asker chose ("suffix")
-    may simply not be the word the memory used ("end with"), so it lowers every coverage a
-    little instead of capping it."""
-    count = len(present)
-    held = [sum(row[i] for row in present) for i in range(terms)]
-    weights = [math.log(1 + (count + 1) / (1 + n)) for n in held]
-    seen = [w for w, n in zip(weights, held, strict=True) if n]
-    fallback = sum(seen) / len(seen) if seen else 1.0
-    return [w if n else fallback for w, n in zip(weights, held, strict=True)]
-
-
-def text_relevance(
-    texts: Sequence[str], bm25s: Sequence[float], terms: Sequence[str], half: float = BM25_HALF
-) -> list[float]:
-    """Per hit (its lower-cased text and bm25() value, negative is better): coverage * (0.5 +
-    0.5 * s / (s + half)), s = -bm25, coverage the share of query terms it holds, each weighted
-    by its rarity among the hits (term_weights)."""
-    patterns = term_patterns(terms)
-    present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
-    weights = term_weights(present, len(patterns))
-    total = sum(weights) or 1.0
-    result = []
-    for bm25, row in zip(bm25s, present, strict=True):
-        coverage = sum(w for w, hit in zip(weights, row, strict=True) if hit) / total
-        strength = max(0.0, -bm25)
-        result.append(coverage * (0.5 + 0.5 * strength / (strength + half)))
-    return result
 
 
 def score_hits(
@@ -220,112 +104,6 @@ def _files_match(wanted: Sequence[str], obs: Observation) -> bool:
             if w and h and (h == w or h.endswith("/" + w) or w.endswith("/" + h)):
                 return True
     return False
-
-
-def _stem_guesses(term: str) -> list[str]:
-    """Prefixes of a term that may be its porter stem in the FTS5 vocabulary, with an e restored
-    where a suffix took one ("staging" -> "stage"), plus y -> i."""
-    guesses = [term[:n] for n in range(max(3, len(term) - 5), len(term) + 1)]
-    if term.endswith(("ing", "ed")):
-        guesses += [g + "e" for g in guesses if len(g) < len(term) - 1]
-    if term.endswith("y"):
-        guesses.append(term[:-1] + "i")
-    return guesses
-
-
-def frequencies_in(
-    conn: sqlite3.Connection, terms: Sequence[str], vocab: str = "observations_vocab"
-) -> dict[str, int]:
-    """How many rows hold each term (0 when unknown), from an FTS5 vocabulary table (the
-    observations', or `facts_vocab`), inside the caller's transaction.
-
-    The stored vocabulary holds porter stems; a term's stem is taken to be its longest prefix
-    found there. A wrong guess can only overstate how common a term absent from the store is.
-    """
-    guesses = {t: _stem_guesses(t) for t in terms}
-    wanted = sorted({g for gs in guesses.values() for g in gs})
-    if not wanted:
-        return {}
-    sql = f"SELECT term, doc FROM {vocab} WHERE term IN ({','.join('?' * len(wanted))})"
-    found: dict[str, int] = dict(conn.execute(sql, wanted).fetchall())
-    result = {}
-    for term, options in guesses.items():
-        present = [g for g in options if g in found]
-        result[term] = found[max(present, key=len)] if present else 0
-    return result
-
-
-def match_expressions(
-    store: ObservationStore,
-    terms: Sequence[str],
-    vocab: str = "observations_vocab",
-    table: str = "observations",
-) -> list[str]:
-    """The FTS5 expressions to draw candidates from, in order, so that a recall's work does not
-    grow with the store: the OR of the rarest terms whose postings fit POSTINGS_BUDGET (commoner
-    terms still count in the rescoring), preceded, when even the rarest term is common, by the
-    rows holding the rarest few terms together (about CONJUNCTION_ROWS of them, were the terms
-    independent), ranked by every term they hold: the rows that answer most of the query, which
-    the OR's newest-first bound may not reach."""
-
-    def plan(conn: sqlite3.Connection) -> list[str]:
-        frequency = frequencies_in(conn, terms, vocab)
-        present = [t for t in terms if frequency.get(t, 0) > 0]
-        chosen = set(rarest(present, frequency)) if present else set()
-        expressions = []
-        if sum(frequency[t] for t in chosen) > POSTINGS_BUDGET:
-            rows = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
-            both = conjunction(terms, frequency, rows, min(CONJUNCTION_ROWS, POSTINGS_BUDGET))
-            if len(both) > 1:  # the group holds a required term: it only adds to the ranking
-                rest = [t for t in present if t not in both]
-                group = " OR ".join(f'"{t}"' for t in [both[-1], *rest])
-                expressions.append(" AND ".join(f'"{t}"' for t in both) + f" AND ({group})")
-        # terms the vocabulary lacks cost nothing (or, if a stem was guessed wrong, stay bounded)
-        matched = [t for t in terms if t in chosen or frequency.get(t, 0) == 0]
-        expression = or_expression(matched)
-        return [*expressions, expression] if expression else expressions
-
-    return store.read(plan)
-
-
-def conjunction(
-    terms: Sequence[str], frequency: dict[str, int], rows: int, budget: int
-) -> list[str]:
-    """The rarest present terms (at least two), added until `rows` times the product of their
-    shares (the rows holding all of them, were they independent) fits `budget`; in query order."""
-    chosen: list[str] = []
-    expected = float(rows)
-    for term in sorted((t for t in terms if frequency.get(t, 0) > 0), key=lambda t: frequency[t]):
-        if len(chosen) >= 2 and expected <= budget:
-            break
-        chosen.append(term)
-        expected *= frequency[term] / rows if rows else 1.0
-    return [t for t in terms if t in chosen]
-
-
-def newest_matches(fts: str) -> str:
-    """An SQL condition keeping the POSTINGS_BUDGET newest rows of `fts` that match the
-    expression bound to the next parameter: BM25 then ranks a bounded set, whatever the store's
-    size."""
-    return (
-        f"{fts}.rowid >= coalesce((SELECT rowid FROM {fts} WHERE {fts} MATCH ? "
-        f"ORDER BY rowid DESC LIMIT 1 OFFSET {max(0, POSTINGS_BUDGET - 1)}), 0)"
-    )
-
-
-def rarest(terms: Sequence[str], frequency: dict[str, int]) -> list[str]:
-    """The rarest terms whose postings together fit POSTINGS_BUDGET (at least one), in query
-    order."""
-    budget = POSTINGS_BUDGET
-    chosen: set[str] = set()
-    total = 0
-    for term in sorted(terms, key=lambda t: frequency.get(t, 0)):
-        cost = frequency.get(term, 0)
-        if chosen and total + cost > budget:
-            break
-        chosen.add(term)
-        total += cost
-    return [t for t in terms if t in chosen]
 
 
 def _candidates(

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cms.observations.matching import match_expression
 from cms.observations.recall import (
     briefing,
     format_age,
     format_observation_line,
-    match_expression,
     recall,
 )
 from cms.observations.scope import BranchScope

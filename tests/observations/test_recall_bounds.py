@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cms.observations import recall as recall_module
-from cms.observations.recall import conjunction, recall
+from cms.observations import matching
+from cms.observations.matching import conjunction, match_expressions
+from cms.observations.recall import recall
 from cms.observations.scope import BranchScope
 from cms.observations.store import NewObservation, ObservationStore
 
@@ -38,7 +39,7 @@ def fill_with_partial_matches(store: ObservationStore, rounds: int) -> None:
 def test_an_old_row_holding_every_common_term_is_found_past_the_newest_matches_bound(
     store: ObservationStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(recall_module, "POSTINGS_BUDGET", 10)
+    monkeypatch.setattr(matching, "POSTINGS_BUDGET", 10)
     target = add(store, "Staging deploy", "postgres migration retry on staging deploy", NOW - 5000)
     fill_with_partial_matches(store, 60)
     hits = recall(store, " ".join(TERMS), scope=BranchScope.everywhere(), limit=3, now=NOW)
@@ -50,7 +51,7 @@ def test_without_a_bound_problem_the_or_of_the_rarest_terms_alone_is_matched(
 ) -> None:
     add(store, "Cache", "the cache uses redis", NOW - 10)
     fill_with_partial_matches(store, 12)
-    expressions = recall_module.match_expressions(store, ["redis", "deploy"])
+    expressions = match_expressions(store, ["redis", "deploy"])
     assert expressions == ['"redis" OR "deploy"']
 
 
