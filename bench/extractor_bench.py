@@ -198,30 +198,23 @@ def stored_facts(project: Project) -> tuple[list[dict[str, Any]], dict[str, int]
     facts: list[dict[str, Any]] = []
     counts: Counter[str] = Counter()
 
-    def add_fact(chat: str, sat: Any, topic: str, archived: bool) -> None:
-        facts.append(
-            {
-                "group": "map",
-                "id": f"{chat}/{sat.id}",
-                "text": sat.text,
-                "kind": None,
-                "topic": topic,
-                "turn": sat.turn,
-                "archived": archived,
-            }
-        )
-
     for map_file in sorted(home.glob("chats/*/map.json")):
         cmap = load_map(map_file)
         chat = map_file.parent.name[:8]
-        for sun in cmap.suns:
-            for planet in sun.planets:
-                for sat in planet.satellites:
-                    add_fact(chat, sat, f"{sun.title} / {planet.title}", False)
-        for planet in cmap.archive:
+        for sun, planet, archived in cmap.all_planets():
             for sat in planet.satellites:
-                add_fact(chat, sat, f"{planet.sun_title} / {planet.title}", True)
-                counts["map_archived"] += 1
+                facts.append(
+                    {
+                        "group": "map",
+                        "id": f"{chat}/{sat.id}",
+                        "text": sat.text,
+                        "kind": None,
+                        "topic": f"{sun} / {planet.title}",
+                        "turn": sat.turn,
+                        "archived": archived,
+                    }
+                )
+                counts["map_archived"] += archived
         counts["chats"] += 1
     for db in sorted(home.glob("projects/*/observations.db")):
         with ObservationStore(db, db.parent.name) as store:

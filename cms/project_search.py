@@ -142,7 +142,7 @@ def chat_hits(
     terms = query_terms(query)
     if not terms:
         return []
-    sats = {s.id: s for p in cmap.planets() + cmap.archive for s in p.satellites}
+    sats = {s.id: s for _, p, _ in cmap.all_planets() for s in p.satellites}
     found = [h for h in search_local(cmap, query, 3 * k + len(hidden)) if h.id not in hidden]
     texts = [f"{h.text} {h.sun} {h.planet}".casefold() for h in found]
     relevances = text_relevance(texts, [-h.score for h in found], terms, BM25_HALF)

@@ -61,18 +61,11 @@ class FactHit(FrozenRecord):
 
 def all_facts(cmap: CorrelationMap) -> list[FactHit]:
     """Every fact of the map, live ones first, in a stable order."""
-    facts = [
-        FactHit(sat.id, sat.text, sun.title, planet.title, archived=False)
-        for sun in cmap.suns
-        for planet in sun.planets
+    return [
+        FactHit(sat.id, sat.text, sun or "?", planet.title, archived=archived)
+        for sun, planet, archived in cmap.all_planets()
         for sat in planet.satellites
     ]
-    facts += [
-        FactHit(sat.id, sat.text, planet.sun_title or "?", planet.title, archived=True)
-        for planet in cmap.archive
-        for sat in planet.satellites
-    ]
-    return facts
 
 
 def _documents(facts: list[FactHit]) -> list[str]:

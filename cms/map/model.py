@@ -229,6 +229,12 @@ class CorrelationMap(Record):
     def planets(self) -> list[Planet]:
         return [p for sun in self.suns for p in sun.planets]
 
+    def all_planets(self) -> list[tuple[str, Planet, bool]]:
+        """(sun title, planet, archived) of every planet: the live ones in map order, then the
+        archived ones (titled by the sun they left, "" when unknown)."""
+        live = [(sun.title, planet, False) for sun in self.suns for planet in sun.planets]
+        return live + [(planet.sun_title or "", planet, True) for planet in self.archive]
+
     def fact_count(self) -> int:
         return sum(len(p.satellites) for p in self.planets())
 

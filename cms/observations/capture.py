@@ -397,11 +397,9 @@ def observations_from_map(
     """One candidate per fact of a chat map (questions and tasks left out), titled by its topic
     path, the fact verbatim as body, with its provenance (chat, fact id, turn). kinds and
     fact_ids narrow the facts promoted."""
-    planets = [(sun.title, planet, False) for sun in cmap.suns for planet in sun.planets]
-    planets += [(planet.sun_title or "", planet, True) for planet in cmap.archive]
     wanted = None if fact_ids is None else set(fact_ids)
     result: list[NewObservation] = []
-    for sun_title, planet, archived in planets:
+    for sun_title, planet, archived in cmap.all_planets():
         title = f"{sun_title}: {planet.title}" if sun_title else planet.title
         for sat in planet.satellites:
             if (wanted is not None and sat.id not in wanted) or not is_memory(sat.text):

@@ -141,27 +141,11 @@ def iso_stamp(iso: str, default: float = 0.0) -> float:
 
 def _map_facts(cmap: CorrelationMap) -> list[tuple[str, str, str, str, int, str, str, bool]]:
     """(fact id, sun, planet, text, turn, created, updated, archived) of every fact of a map."""
-    rows = [
-        (sat.id, sun.title, planet.title, sat.text, sat.turn, sat.created_at, sat.updated_at, False)
-        for sun in cmap.suns
-        for planet in sun.planets
+    return [
+        (sat.id, sun, planet.title, sat.text, sat.turn, sat.created_at, sat.updated_at, archived)
+        for sun, planet, archived in cmap.all_planets()
         for sat in planet.satellites
     ]
-    rows += [
-        (
-            sat.id,
-            planet.sun_title or "",
-            planet.title,
-            sat.text,
-            sat.turn,
-            sat.created_at,
-            sat.updated_at,
-            True,
-        )
-        for planet in cmap.archive
-        for sat in planet.satellites
-    ]
-    return rows
 
 
 def sync_chat(
