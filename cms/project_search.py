@@ -12,8 +12,8 @@ from cms.observations.facts import (
     FactMatch,
     chat_tag,
     fact_source,
+    item_aliases,
     search_facts,
-    source_key,
 )
 from cms.observations.recall import (
     STANDING_KINDS,
@@ -78,12 +78,9 @@ class MemoryHit:
         )
 
     @property
-    def aliases(self) -> list[str]:
-        """The ids this item is known by: its own, and for an observation promoted from a chat's
-        fact, that fact's key (what was shown under one is not shown again under the other)."""
-        if self.id.startswith("O") and self.source:
-            return [self.id, source_key(self.source)]
-        return [self.id]
+    def aliases(self) -> tuple[str, ...]:
+        """The ids this item is known by (see facts.item_aliases)."""
+        return item_aliases(self.id, self.source)
 
     def to_dict(self, now: float) -> dict[str, object]:
         return {

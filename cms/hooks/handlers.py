@@ -45,9 +45,9 @@ def _index_view(session_id: str, limit: int) -> IndexView | None:
         return None
 
 
-def _shown_ids(notes: list[tuple[str, str]], context: str) -> list[str]:
-    """The ids (a note may have several, space-separated) of the notes that made it in."""
-    return [i for note_ids, line in notes if line in context for i in note_ids.split()]
+def _shown_ids(notes: list[tuple[tuple[str, ...], str]], context: str) -> list[str]:
+    """The ids (a note may have several) of the notes that made it in."""
+    return [i for note_ids, line in notes if line in context for i in note_ids]
 
 
 def session_start(event: HookEvent, config: Config) -> str | None:

@@ -20,18 +20,14 @@ if TYPE_CHECKING:
     from cms.observations.recall import RecalledObservation
     from cms.observations.store import Observation
 
-Note = tuple[str, str]
+Note = tuple[tuple[str, ...], str]  # (the ids the item is known by, the line to inject)
 LINE_CHARS = 320  # past this a line shows its title and first whole sentence, and its id
 
 
-def _ids(obs: Observation) -> str:
-    """A note's ids, space-separated: the observation's, and its source fact's (what was shown
-    under one id is not shown again under the other)."""
-    if not obs.source:
-        return f"O{obs.id}"
-    from cms.observations.facts import source_key
+def _ids(obs: Observation) -> tuple[str, ...]:
+    from cms.observations.facts import item_aliases
 
-    return f"O{obs.id} {source_key(obs.source)}"
+    return item_aliases(f"O{obs.id}", obs.source)
 
 
 def note_line(obs: RecalledObservation, now: float, branch: str | None) -> Note:
@@ -117,7 +113,7 @@ def relevant_notes(
             recalled = [int(h.id[1:]) for h in fresh if h.id.startswith("O")]
             if recalled:
                 memory.store.mark_recalled(recalled, now)
-            return [(" ".join(h.aliases), h.render(now, session)) for h in fresh]
+            return [(h.aliases, h.render(now, session)) for h in fresh]
     except (CmsError, OSError) as exc:
         log_event("warning", "recall_failed", str(exc))
         return []

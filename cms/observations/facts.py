@@ -118,6 +118,14 @@ def source_key(source: str) -> str:
     return fact_key(session, fact_id)
 
 
+def item_aliases(item_id: str, source: str | None) -> tuple[str, ...]:
+    """The ids an item is known by: its own, and for an observation ("O7") promoted from a
+    chat's fact, that fact's key (what was shown under one is not shown again under the other)."""
+    if item_id.startswith("O") and source:
+        return (item_id, source_key(source))
+    return (item_id,)
+
+
 def superseded_in_chat(store: ObservationStore, session: str) -> set[str]:
     """The fact ids of one chat that a later statement superseded (or a model retired)."""
     rows = store.read(
