@@ -145,3 +145,49 @@ def is_firm(text: str) -> bool:
 def is_courtesy(text: str) -> bool:
     """Politeness that states nothing to remember ("don't hesitate to reach out")."""
     return bool(_COURTESY.search(text))
+
+
+# Code in prose: `code`, file.ext, snake_case, CamelCase, call(), digits, --flags, ACRONYMS.
+_CODEISH = LazyPattern(
+    r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|\b[a-z0-9]+_[a-z0-9_]+\b|\b[A-Z][a-z]+[A-Z]\w*\b|\w\(\)|"
+    r"\d|--[a-z]|\b[A-Z]{2,}\b"
+)
+_ANCHOR = LazyPattern(
+    r"\w/\w|(?<!\w)-[a-zA-Z]\b|[\u3040-\u30ff\u4e00-\u9fff]"  # a path, a flag, CJK text
+    r"|(?<=[a-z,;:] )[A-Z][a-zA-Z]+"  # a name inside the sentence (a tool, a service, a product)
+    # a thing chosen by its bare name ("use pnpm", "switch to uv"), not "use the room"
+    r"|\b(?i:use|using|prefer|switch(?:ed)? to|go with|install|run)\s+"
+    r"(?!(?:the|a|an|your|our|my|their|this|that|these|those|it|them|some|any|more|less)\b)[a-z]"
+)
+# Words that make a statement about software, whatever the project.
+_SOFTWARE = LazyPattern(
+    r"\b(?:code|codebase|source|functions?|methods?|class(?:es)?|variables?|arguments?|"
+    r"parameters?|attributes?|propert(?:y|ies)|fields?|docstrings?|annotations?|type hints?|"
+    r"asserts?|assertions?|exceptions?|try|catch|imports?|modules?|packages?|librar(?:y|ies)|"
+    r"dependenc(?:y|ies)|tests?|testing|commits?|branch(?:es)?|merges?|pull requests?|repo|"
+    r"repository|lint(?:er|ing)?|formatter|formatting|decorators?|comments?|naming|identifiers?|"
+    r"files?|folders?|director(?:y|ies)|config(?:uration)?|deploy(?:s|ed|ment)?|servers?|"
+    r"databases?|schemas?|quer(?:y|ies)|endpoints?|logging|debug(?:ger|ging)?|compil(?:er|e)|"
+    r"runtime|scripts?|commands?|bugs?|crash(?:es|ed)?|errors?|cache|queues?|threads?|"
+    r"frameworks?|components?|integers?|strings?|indentation|encryption|authentication|"
+    r"passwords?|tokens?|hash(?:ing|es)?|algorithms?|migrations?|containers?|pipelines?)\b",
+    re.I,
+)
+
+
+def has_code(text: str) -> bool:
+    """Code in prose: an identifier, a file, a call, a number, a flag or an acronym."""
+    return bool(_CODEISH.search(text))
+
+
+def is_specific(text: str) -> bool:
+    """A statement about this project or its software, not generic talk: it names code, a file
+    or path, a number, a literal, a flag, a tool or product, or speaks of software at all.
+    ("Client feedback is a valuable asset." is not; "Always add docstrings." and "Always use
+    pnpm." are.)"""
+    return bool(
+        _CODEISH.search(text)
+        or _LITERAL.search(text)
+        or _ANCHOR.search(text)
+        or _SOFTWARE.search(text)
+    )

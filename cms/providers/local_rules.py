@@ -14,11 +14,13 @@ from dataclasses import dataclass, replace
 
 from cms.map.model import MAX_FACT
 from cms.observations.wording import (
+    has_code,
     is_courtesy,
     is_general,
     is_narration,
     is_question,
     is_rule,
+    is_specific,
 )
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
@@ -243,6 +245,11 @@ _DECISION_WEAK = re.compile(
     r"\buse [^.;]{1,40} (?:for|as|to)\b",
     re.I,
 )
+# a choice made or a cause found: about this project even in plain words
+_SETTLED = re.compile(
+    r"\b(?:decided|chose|opted|settled on|went with|going with|stick with|root cause|"
+    r"caused by|turned out|the fix (?:is|was)|fixed)\b"
+)
 _PLAN = re.compile(r"^(?:so |then |ok,? )?(?:we|i)(?:'ll| will| are going to| shall| should)\b")
 _PREFERENCE = re.compile(
     r"\b(?:always|never|prefer|preferred|must|mustn't|don't|do not|shouldn't|should not|avoid|"
@@ -329,10 +336,6 @@ _TASK = re.compile(
     r"work on|help|explain|review|document|split|merge|deploy|configure|port|convert|test|clean)\b",
     re.I,
 )
-_CODEISH = re.compile(
-    r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|\b[a-z0-9]+_[a-z0-9_]+\b|\b[A-Z][a-z]+[A-Z]\w*\b|\w\(\)|"
-    r"\d|--[a-z]|\b[A-Z]{2,}\b"
-)
 
 _BASE = {
     "proposal": 3.5,
@@ -408,7 +411,7 @@ def _classify(unit: _Unit) -> str | None:
         return "error"
     if _STATUS.search(low):
         return "status"
-    if _DEFINITION.match(text) or (_LEARNING.search(low) and _CODEISH.search(unit.raw)):
+    if _DEFINITION.match(text) or (_LEARNING.search(low) and has_code(unit.raw)):
         return "learning"
     if source == "user" and _TASK.match(low):
         return "task"
@@ -435,7 +438,7 @@ def _prefixed(kind: str, text: str, source: str) -> str:
 
 def _score(kind: str, unit: _Unit, text: str) -> float:
     score = _BASE[kind]
-    if _CODEISH.search(unit.raw):
+    if has_code(unit.raw):
         score += 1.0
     if unit.source == "user" and kind in ("decision", "preference", "fix"):
         score += 0.5
@@ -480,6 +483,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             kind = "revert"  # never stored itself: only used to delete what it contradicts
         if kind is None or (kind == "task" and task_taken):
             continue
+        if kind != "revert" and not (is_specific(text) or _SETTLED.search(low)):
+            continue  # generic talk ("Feedback is a valuable asset."): nothing of this project
         if size < 3 and not (unit.source == "user" and kind in ("decision", "preference")):
             continue  # two words are enough only for a user's own rule ("Always use pnpm")
         task_taken = task_taken or kind == "task"

@@ -679,3 +679,30 @@ def test_a_short_user_rule_is_kept_but_short_filler_is_not() -> None:
         ex("Always use pnpm.", "OK."), ex("Never mind.", "OK."), ex("Looks good to me", "Great.")
     )
     assert facts(cmap) == ["Always use pnpm."]
+
+
+def test_generic_talk_that_names_nothing_of_the_project_is_not_stored() -> None:
+    # shapes from the labelled MemoryCode dialogues (tests/data/extractor_labels.json)
+    cmap, _ = run_turns(
+        ex(
+            "Client feedback is a valuable asset. A healthy workforce is a productive one, so we "
+            "take this very seriously. It's important to speak up if you disagree with a "
+            "decision or have a better idea.",
+            "I understand. I've always believed that a well-bonded team can produce more "
+            "innovative and collaborative work.",
+        )
+    )
+    assert facts(cmap) == []
+
+
+def test_coding_rules_without_a_literal_and_tool_choices_by_name_are_kept() -> None:
+    cmap, _ = run_turns(
+        ex(
+            "Always include try statements in your functions. From now on, I'd like you to "
+            "include docstrings in every function you write.",
+            "Understood.",
+        ),
+        ex("Switch to uv for installs from now on.", "OK."),
+    )
+    stored = " ".join(facts(cmap))
+    assert "try statements" in stored and "docstrings" in stored and "uv" in stored
