@@ -180,6 +180,21 @@ def has_code(text: str) -> bool:
     return bool(_CODEISH.search(text))
 
 
+_CONVENTION = LazyPattern(r"\b(?:conventions?|standards?|guidelines?)\b", re.I)
+
+
+def announces_rule(text: str) -> bool:
+    """A sentence about a convention that does not give it ("I want you to update your naming
+    convention for variables.", "This is a convention we follow."): it names a convention,
+    standard or guideline but no literal, code, path or name; the rule itself comes elsewhere."""
+    return bool(
+        _CONVENTION.search(text)
+        and not _LITERAL.search(text)
+        and not _CODEISH.search(text)
+        and not _ANCHOR.search(text)
+    )
+
+
 def is_specific(text: str) -> bool:
     """A statement about this project or its software, not generic talk: it names code, a file
     or path, a number, a literal, a flag, a tool or product, or speaks of software at all.

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from cms.map.model import MAX_FACT
 from cms.observations.wording import (
+    announces_rule,
     has_code,
     is_courtesy,
     is_general,
@@ -485,6 +486,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             continue
         if kind != "revert" and not (is_specific(text) or _SETTLED.search(low)):
             continue  # generic talk ("Feedback is a valuable asset."): nothing of this project
+        if announces_rule(text):
+            continue  # "This is an update to our naming convention.": the rule comes elsewhere
         if size < 3 and not (unit.source == "user" and kind in ("decision", "preference")):
             continue  # two words are enough only for a user's own rule ("Always use pnpm")
         task_taken = task_taken or kind == "task"

@@ -706,3 +706,16 @@ def test_coding_rules_without_a_literal_and_tool_choices_by_name_are_kept() -> N
     )
     stored = " ".join(facts(cmap))
     assert "try statements" in stored and "docstrings" in stored and "uv" in stored
+
+
+def test_a_convention_announced_without_its_content_is_not_stored_but_the_rule_is() -> None:
+    # shapes from the labelled MemoryCode dialogues (tests/data/extractor_labels.json)
+    cmap, _ = run_turns(
+        ex(
+            "This is an update to our previous naming convention. I want you to update your "
+            "naming convention for variables. From now on, I want you to end all your variable "
+            "names with '_y'.",
+            "Understood.",
+        )
+    )
+    assert facts(cmap) == ["From now on, I want you to end all your variable names with '_y'."]
