@@ -38,6 +38,7 @@ from cms.observations.wording import (
     is_firm,
     is_question,
     is_rule,
+    is_specific,
 )
 from cms.transcripts.redact import redact_text
 
@@ -370,6 +371,8 @@ def kind_of_fact(text: str) -> str:
         return "other"  # "it's always a pleasure": a remark, not a wish
     if kind == "bugfix" and not _CAUSE.search(text) and not re.search(r"\bfix", text, re.I):
         return "learning"
+    if kind == "other" and is_specific(text):
+        return "learning"  # a fact about the project's code, files or tools
     return kind
 
 

@@ -269,3 +269,10 @@ def test_map_facts_become_one_observation_per_fact_with_provenance() -> None:
     archived = by_source["s/F8"]
     assert archived.kind == "file_summary" and archived.files == ("pnpm-workspace.yaml",)
     assert observations_from_map(cmap, kinds=("decision",), fact_ids=["F5"])[0].source == "s/F5"
+
+
+def test_a_fact_about_the_projects_code_with_no_other_cue_is_a_learning() -> None:
+    # shapes from the labelled transcripts (tests/data/extractor_labels.json)
+    assert kind_of_fact("The project already has `igniter` as a dependency") == "learning"
+    assert kind_of_fact("TypeScript 5 with the app router") == "learning"
+    assert kind_of_fact("What a lovely afternoon it has been.") == "other"
