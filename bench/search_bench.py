@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.timing import PYTHON, bench_env, compare
+from bench.timing import bench_env, cms_command, compare
 from cms.map.model import new_map
 from cms.map.ops import apply_ops
 from cms.map.store import save_map
@@ -108,8 +108,9 @@ def main() -> None:
         )
         env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
         query = "postgres migration timeout"
-        one_map = [PYTHON, "-m", "cms", "search", "--map", str(paths.map_path(sessions[0])), query]
-        project_wide = [PYTHON, "-m", "cms", "search", "--session", sessions[-1], query]
+        cms = cms_command()  # the console script the injected command line names
+        one_map = [*cms, "search", "--map", str(paths.map_path(sessions[0])), query]
+        project_wide = [*cms, "search", "--session", sessions[-1], query]
         os.chdir(repo)
         compare(
             {

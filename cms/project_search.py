@@ -123,8 +123,7 @@ def observation_hit(found: RecalledObservation) -> MemoryHit:
 def chat_hits(
     session: str, query: str, k: int, hidden: set[str] | frozenset[str] = frozenset()
 ) -> list[MemoryHit]:
-    """The given chat's own facts, read from its map (always current, even before the worker
-    indexed them), with a relevance on the scale of the index's; fact ids in hidden (superseded
+    """The given chat's own facts, read from its map (current even when the index is not), with a relevance on the scale of the index's; fact ids in hidden (superseded
     since) are left out."""
     from cms.errors import MapNotFoundError
     from cms.map.store import load_map
@@ -153,6 +152,16 @@ def chat_hits(
     return hits
 
 
+def index_holds_map(memory: ProjectMemory, session: str) -> bool:
+    """Whether the project's index holds the chat's map as it is on disk (the worker syncs it
+    after every update), so its facts can come from the index instead of parsing the map."""
+    from cms.map.store import read_map_digest
+    from cms.observations.facts import indexed_digest
+
+    digest = read_map_digest(paths.map_path_str(session))
+    return digest is None or digest == indexed_digest(memory.store, session)
+
+
 def _without_repeated_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
     """Drop a passage that says what a fact of the same chat and turn already says."""
     from cms.observations.subject import relation
@@ -179,7 +188,8 @@ def search_project(
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best.
-    The given chat's facts come from its map, the other chats' from the project's index;
+    Facts come from the project's index; the given chat's from its map when the index does
+    not hold the map as it is on disk;
     `other_than` leaves a chat's facts out (the caller's own, which its map already shows);
     passages=False leaves the chats' passages out (the prompt hook injects items only)."""
     from cms.observations.wording import rule_query
@@ -189,14 +199,16 @@ def search_project(
         text, asks_rule = query, True
     if memory is None:
         return chat_hits(session, text, k)[:k] if session else []
-    from cms.observations.facts import superseded_in_chat
+    own: list[MemoryHit] = []
+    skip = other_than
+    if session and not index_holds_map(memory, session):  # read the map itself, always current
+        from cms.observations.facts import superseded_in_chat
 
-    own = chat_hits(session, text, k, superseded_in_chat(memory.store, session)) if session else []
+        own = chat_hits(session, text, k, superseded_in_chat(memory.store, session))
+        skip = session
     facts = own + [
         fact_hit(m)
-        for m in search_facts(
-            memory.store, text, limit=3 * k, passages=passages, skip_session=session or other_than
-        )
+        for m in search_facts(memory.store, text, limit=3 * k, passages=passages, skip_session=skip)
     ]
     if passages:
         facts = _without_repeated_passages(facts)

@@ -1,4 +1,5 @@
-"""`cms search`: the agent runs it on every lookup, so it starts without typer (argparse).
+"""`cms search`: the agent runs it on every lookup, so it starts without typer, argparse or
+pathlib, and imports the single-map search only when asked for one chat.
 
 Owns the scope rules: the whole project's memory by default (the given chat first), one chat
 map with `--chat-only` or `--map`; a model selector when one is configured, else local.
@@ -6,34 +7,34 @@ map with `--chat-only` or `--map`; a model selector when one is configured, else
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
-from cms.chats import locate_map
 from cms.console import load_command_config, print_json
-from cms.errors import CmsError, MapNotFoundError
-from cms.map.model import CorrelationMap, new_map
-from cms.map.store import load_map
-from cms.search import FactHit, search_local, search_with_selector
+from cms.errors import CmsError
 
 MAX_K = 50
 MODEL_POOL = 30  # project hits a model selector chooses from
+USAGE = "usage: cms search QUERY [--session ID] [--map FILE] [--chat-only] [-k N] [--json]"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from cms.config import Config
+    from cms.map.model import CorrelationMap
     from cms.observations.access import ProjectMemory
     from cms.project_search import MemoryHit
+    from cms.search import FactHit
 
 
 def select_facts(cmap: CorrelationMap, query: str, k: int) -> tuple[list[FactHit], str]:
     """The model selector when a provider is configured, else (and on failure) local BM25."""
-    config = load_command_config()
     from cms.providers.select import make_search_selector
+    from cms.search import search_local, search_with_selector
 
+    config = load_command_config()
     selector = make_search_selector(config, project=cmap.project)
     if selector is None:
         return search_local(cmap, query, k), "local"
@@ -44,6 +45,11 @@ def print_chat_search(
     query: str, session: str | None, map_file: Path | None, k: int, as_json: bool
 ) -> None:
     """Print the facts of one chat map that match query, verbatim, with id and topic path."""
+    from cms.chats import locate_map
+    from cms.errors import MapNotFoundError
+    from cms.map.model import new_map
+    from cms.map.store import load_map
+
     path = locate_map(session, map_file)
     try:
         cmap = load_map(path)
@@ -129,28 +135,84 @@ def print_search(
         print_project_search(query, session, k, as_json)
 
 
-def _k(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= MAX_K:
-        raise argparse.ArgumentTypeError(f"-k must be within 1..{MAX_K}")
-    return value
+class UsageError(CmsError):
+    """The command line of `cms search` is not one it understands."""
+
+
+class SearchArgs:
+    """What the command line of `cms search` asks for."""
+
+    __slots__ = ("as_json", "chat_only", "k", "map_file", "query", "session")
+
+    def __init__(self) -> None:
+        self.query = ""
+        self.session: str | None = None
+        self.map_file: str | None = None
+        self.chat_only = False
+        self.k = 5
+        self.as_json = False
+
+
+def parse_search_argv(argv: list[str]) -> SearchArgs:
+    """The arguments of USAGE (`--option=value` too, `--` ends the options)."""
+    args = SearchArgs()
+    words: list[str] = []
+    rest = iter(argv)
+    for word in rest:
+        name, eq, value = word.partition("=")
+        if word == "--":
+            words += rest
+        elif name in ("--session", "--map", "-k"):
+            if not eq:
+                value = next(rest, "")
+                if not value:
+                    raise UsageError(f"{name} needs a value")
+            if name == "-k":
+                args.k = int(value) if value.isdigit() else 0
+            elif name == "--map":
+                args.map_file = value
+            else:
+                args.session = value
+        elif word == "--chat-only":
+            args.chat_only = True
+        elif word == "--json":
+            args.as_json = True
+        elif word.startswith("-") and word != "-":
+            raise UsageError(f"unknown option {word}")
+        else:
+            words.append(word)
+    if len(words) != 1:
+        raise UsageError("give exactly one QUERY (quote it)" if words else "QUERY is missing")
+    if not 1 <= args.k <= MAX_K:
+        raise UsageError(f"-k must be a whole number within 1..{MAX_K}")
+    args.query = words[0]
+    return args
 
 
 def run_search_argv(argv: list[str]) -> int:
-    """The light entry point: parse argv, print results; CmsError becomes one line, exit 1."""
-    parser = argparse.ArgumentParser(prog="cms search", add_help=False)
-    parser.add_argument("query")
-    parser.add_argument("--session")
-    parser.add_argument("--map", type=Path, dest="map_file")
-    parser.add_argument("--chat-only", action="store_true", dest="chat_only")
-    parser.add_argument("-k", type=_k, default=5)
-    parser.add_argument("--json", action="store_true", dest="as_json")
-    args = parser.parse_args(argv)
+    """The light entry point: parse argv, print results; a usage error exits 2, a CmsError 1,
+    each as one line."""
+    try:
+        args = parse_search_argv(argv)
+    except UsageError as exc:
+        print(f"{USAGE}\ncms search: error: {exc}", file=sys.stderr)
+        return 2
     try:
         print_search(
-            args.query, args.session, args.map_file, args.k, args.as_json, chat_only=args.chat_only
+            args.query,
+            args.session,
+            None if args.map_file is None else _path(args.map_file),
+            args.k,
+            args.as_json,
+            chat_only=args.chat_only,
         )
     except CmsError as exc:
         print(f"cms: error: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _path(text: str) -> Path:
+    from pathlib import Path
+
+    return Path(text)

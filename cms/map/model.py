@@ -6,7 +6,7 @@ check in code (no jsonschema here: loading a map is on the hook fast path). No f
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import time
 
 from cms.errors import CorruptMapError, MapVersionError
 from cms.record import Record
@@ -22,7 +22,7 @@ MAX_FACT = 200
 
 def utc_now() -> str:
     """The current time as ISO 8601 UTC with seconds, e.g. 2026-11-30T05:53:18Z."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 class Satellite(Record):

@@ -8,6 +8,7 @@ that cannot be read is reported and kept as it is; it is never overwritten.
 from __future__ import annotations
 
 import os
+import zlib
 
 from cms.errors import CorruptMapError, MapError, MapNotFoundError
 from cms.jsonio import JSONDecodeError, dump_json, parse_json
@@ -44,6 +45,21 @@ def parse_map(raw: bytes, path: str | Path) -> CorrelationMap:
         return map_from_dict(data)
     except CorruptMapError as exc:
         raise CorruptMapError(f"map {path} is damaged: {exc}; file kept as is") from exc
+
+
+def map_digest(raw: bytes) -> str:
+    """A short fingerprint of a map file's bytes. The fact index records the one of the map it
+    was synced from, so a reader learns without parsing whether the index still holds the map."""
+    return f"{len(raw)}:{zlib.crc32(raw):08x}"
+
+
+def read_map_digest(path: str) -> str | None:
+    """The fingerprint of the map file at path, or None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return map_digest(handle.read())
+    except OSError:
+        return None
 
 
 def dump_map(cmap: CorrelationMap) -> bytes:

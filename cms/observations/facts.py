@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import zlib
 
+from cms.map.store import dump_map, map_digest
 from cms.observations.matching import (
     frequencies_in,
     match_expressions,
@@ -222,7 +223,19 @@ def sync_chat(
         conn.execute("DELETE FROM facts WHERE id = ?", (row_id,))
     for row_id, _fact_id in changed:
         supersede_related(conn, row_id)
+    conn.execute(
+        "INSERT OR REPLACE INTO chat_maps (session, digest) VALUES (?, ?)",
+        (session, map_digest(dump_map(cmap))),
+    )
     return changed
+
+
+def indexed_digest(store: ObservationStore, session: str) -> str | None:
+    """The fingerprint of the map the index last synced this chat from (see map_digest)."""
+    row = store.read(
+        lambda c: c.execute("SELECT digest FROM chat_maps WHERE session = ?", (session,)).fetchone()
+    )
+    return None if row is None else str(row[0])
 
 
 def index_passages(
@@ -406,6 +419,7 @@ def clear_index(conn: sqlite3.Connection) -> list[tuple[str, str]]:
         (PASSAGE,),
     )
     conn.execute("DELETE FROM facts WHERE kind != ?", (PASSAGE,))
+    conn.execute("DELETE FROM chat_maps")
     return [(str(a), str(b)) for a, b in retired]
 
 

@@ -141,6 +141,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         AND kind IN ('preference', 'decision');
         """,
     ),
+    (
+        "008_chat_maps",
+        """
+        CREATE TABLE chat_maps (session TEXT PRIMARY KEY, digest TEXT NOT NULL);
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

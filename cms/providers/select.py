@@ -8,7 +8,6 @@ cheap: the SDK is imported only when an `anthropic` provider is actually built.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Mapping
 
 from cms.config import PROVIDER_MODES, Config
@@ -43,6 +42,8 @@ def choose_provider(config: Config, env: Mapping[str, str] | None = None) -> tup
         return "anthropic", "ANTHROPIC_API_KEY is set"
     if env.get("ANTHROPIC_AUTH_TOKEN") and env.get("ANTHROPIC_BASE_URL"):
         return "anthropic", "ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL are set"
+    import shutil  # ~2 ms, only when the claude CLI is asked for
+
     found = shutil.which(config.provider.claude_cli_path, path=env.get("PATH"))
     if found:
         return "claude_cli", f"claude found at {found}"

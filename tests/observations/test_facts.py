@@ -125,3 +125,29 @@ def test_the_prompts_own_chat_never_takes_the_slots_of_other_chats_facts(tmp_pat
     )
     assert len(notes) == 3
     assert all("retries" in text for _ids, text in notes)
+
+
+def test_a_chats_own_facts_come_from_the_index_until_its_map_changes_unsynced(
+    tmp_path: Path,
+) -> None:
+    from cms.project_search import index_holds_map
+
+    cmap = chat("chat-a", "The staging deploy pipeline uploads wheels to the bucket.")
+    sync(tmp_path, cmap)
+    memory = open_project_memory(tmp_path, create=False)
+    assert memory is not None
+    with memory:
+        assert index_holds_map(memory, "chat-a")
+        planet = cmap.suns[0].planets[0].id
+        apply_ops(cmap, [{"op": "add_sat", "planet": planet, "text": "Staging deploys at noon."}])
+        save_map(paths.map_path("chat-a"), cmap)  # a map the worker has not synced yet
+        assert not index_holds_map(memory, "chat-a")
+    assert "Staging deploys at noon." in searched(tmp_path, "staging deploys", session="chat-a")
+    sync(tmp_path, cmap)
+    memory = open_project_memory(tmp_path, create=False)
+    assert memory is not None
+    with memory:
+        assert index_holds_map(memory, "chat-a")
+        rebuild_fact_index(memory, [cmap])
+        assert index_holds_map(memory, "chat-a")
+    assert "Staging deploys at noon." in searched(tmp_path, "staging deploys", session="chat-a")

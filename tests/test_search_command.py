@@ -1,0 +1,42 @@
+"""The command line of `cms search`, parsed without argparse."""
+
+from __future__ import annotations
+
+import pytest
+
+from cms.search_command import MAX_K, UsageError, parse_search_argv, run_search_argv
+
+
+def test_options_and_the_query_are_read_in_any_order() -> None:
+    args = parse_search_argv(["--session", "abc", "orders db", "-k", "7", "--json"])
+    assert (args.query, args.session, args.k, args.as_json) == ("orders db", "abc", 7, True)
+    assert (args.map_file, args.chat_only) == (None, False)
+
+
+def test_option_values_may_follow_an_equals_sign_and_double_dash_ends_options() -> None:
+    args = parse_search_argv(["--map=/tmp/m.json", "--chat-only", "--", "-leading dash"])
+    assert (args.map_file, args.chat_only, args.query) == ("/tmp/m.json", True, "-leading dash")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "QUERY is missing"),
+        (["a", "b"], "exactly one QUERY"),
+        (["q", "--session"], "--session needs a value"),
+        (["q", "-k", "0"], f"within 1..{MAX_K}"),
+        (["q", "-k", "many"], f"within 1..{MAX_K}"),
+        (["q", "--sesion", "x"], "unknown option --sesion"),
+    ],
+)
+def test_a_wrong_command_line_names_the_problem(argv: list[str], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        parse_search_argv(argv)
+
+
+def test_a_wrong_command_line_exits_2_with_usage_on_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run_search_argv(["q", "-k", "99"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: cms search QUERY") and "-k must be" in err
