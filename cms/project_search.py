@@ -7,14 +7,8 @@ verbatim. Knows nothing of hooks or of typer.
 from __future__ import annotations
 
 from cms import paths
-from cms.observations.facts import (
-    PASSAGE,
-    FactMatch,
-    chat_tag,
-    fact_source,
-    item_aliases,
-    search_facts,
-)
+from cms.observations.facts import PASSAGE, FactMatch, search_facts
+from cms.observations.ids import chat_tag, fact_source, item_aliases
 from cms.observations.recall import (
     STANDING_KINDS,
     RecalledObservation,
@@ -127,7 +121,8 @@ def chat_hits(
     since) are left out."""
     from cms.errors import MapNotFoundError
     from cms.map.store import load_map
-    from cms.observations.facts import BM25_HALF, fact_key, iso_stamp
+    from cms.observations.facts import BM25_HALF, iso_stamp
+    from cms.observations.ids import fact_key
     from cms.observations.matching import query_terms, text_relevance
     from cms.search import search_local
 

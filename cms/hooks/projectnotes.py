@@ -22,10 +22,11 @@ if TYPE_CHECKING:
 
 Note = tuple[tuple[str, ...], str]  # (the ids the item is known by, the line to inject)
 LINE_CHARS = 320  # past this a line shows its title and first whole sentence, and its id
+SHORTEST_RULE = 40  # budget left under which no further rule line is tried
 
 
 def _ids(obs: Observation) -> tuple[str, ...]:
-    from cms.observations.facts import item_aliases
+    from cms.observations.ids import item_aliases
 
     return item_aliases(f"O{obs.id}", obs.source)
 
@@ -69,6 +70,8 @@ def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Not
             rules: list[Note] = []
             used = 0
             for found in in_force(memory.store, memory.scope, now=now) if budget > 0 else []:
+                if budget - used < SHORTEST_RULE:
+                    break
                 note = rule_line(found, memory.scope.branch)
                 if used + len(note[1]) + 3 > budget:
                     continue  # a shorter one further down may still fit

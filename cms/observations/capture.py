@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cms.errors import StoreError
-from cms.observations.facts import fact_source
+from cms.observations.ids import fact_source
 from cms.observations.matching import or_expression, query_terms
 from cms.observations.recall import STANDING_KINDS
 from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state

@@ -20,6 +20,7 @@ from cms.observations.capture import (
     observations_from_map,
 )
 from cms.observations.facts import clear_index, index_passages, retire_again, sync_chat
+from cms.observations.matching import refresh_term_counts
 from cms.observations.recall import STANDING_KINDS
 
 
@@ -53,7 +54,14 @@ def sync_chat_memory(
         memory.store, candidates, session=cmap.session_id, agent=agent, cwd=cwd, now=stamp
     )
     stored = [o.id for o in outcomes if o.status != "duplicate"]
+    memory.store.write(refresh_counts)
     return SyncResult([row for row, _fact in changed], stored)
+
+
+def refresh_counts(conn: Any, force: bool = False) -> None:
+    """Retake the vocabulary counts of the fact index and the observations when they grew."""
+    refresh_term_counts(conn, "facts_vocab", "facts", force=force)
+    refresh_term_counts(conn, "observations_vocab", "observations", force=force)
 
 
 def related_in_force(
@@ -152,4 +160,5 @@ def rebuild_fact_index(memory: ProjectMemory, maps: Iterable[CorrelationMap]) ->
         )
         total += len(changed)
     memory.store.write(lambda c: retire_again(c, retired))
+    memory.store.write(lambda c: refresh_counts(c, force=True))
     return total

@@ -7,9 +7,8 @@ the CLI or providers; runs inside the caller's store transactions.
 
 from __future__ import annotations
 
-import zlib
-
 from cms.map.store import dump_map, map_digest
+from cms.observations.ids import chat_tag, fact_key
 from cms.observations.matching import (
     frequencies_in,
     match_expressions,
@@ -96,35 +95,6 @@ class IndexedFact:
     @property
     def path(self) -> str:
         return f"{self.sun} > {self.planet}"
-
-
-def chat_tag(session: str) -> str:
-    """A chat's short name in ids and listings: 8 hex digits of a checksum of its id (a prefix
-    would not do: time-ordered ids such as Codex's share their first digits)."""
-    return f"{zlib.crc32(session.encode('utf-8')):08x}"
-
-
-def fact_key(session: str, fact_id: str) -> str:
-    return f"{chat_tag(session)}/{fact_id}"
-
-
-def fact_source(session: str, fact_id: str) -> str:
-    """How an observation names the chat fact it was promoted from: "<chat id>/<fact id>"."""
-    return f"{session}/{fact_id}"
-
-
-def source_key(source: str) -> str:
-    """The fact key (as shown to agents) of an observation's source."""
-    session, _, fact_id = source.rpartition("/")
-    return fact_key(session, fact_id)
-
-
-def item_aliases(item_id: str, source: str | None) -> tuple[str, ...]:
-    """The ids an item is known by: its own, and for an observation ("O7") promoted from a
-    chat's fact, that fact's key (what was shown under one is not shown again under the other)."""
-    if item_id.startswith("O") and source:
-        return (item_id, source_key(source))
-    return (item_id,)
 
 
 def superseded_in_chat(store: ObservationStore, session: str) -> set[str]:

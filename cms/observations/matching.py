@@ -22,6 +22,7 @@ BM25_HALF = 6.0  # the BM25 score that counts as half strength
 MAX_TERMS = 24
 POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms only rerank
 CONJUNCTION_ROWS = 200  # rows an AND of common terms should leave, were they independent
+REFRESH_GROWTH = 0.05  # the share of new rows after which the vocabulary counts are taken again
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
 
 _EXTRA_STOPWORDS = frozenset(
@@ -154,23 +155,54 @@ def _stem_guesses(term: str) -> list[str]:
 def frequencies_in(
     conn: sqlite3.Connection, terms: Sequence[str], vocab: str = "observations_vocab"
 ) -> dict[str, int]:
-    """How many rows hold each term (0 when unknown), from an FTS5 vocabulary table (the
-    observations', or `facts_vocab`), inside the caller's transaction.
+    """How many rows hold each term (0 when unknown), inside the caller's transaction: from the
+    snapshot of the vocabulary that refresh_term_counts keeps, else (terms absent from it) from
+    the FTS5 vocabulary table itself (the observations', or `facts_vocab`), which counts a term
+    by reading its postings.
 
-    The stored vocabulary holds porter stems; a term's stem is taken to be its longest prefix
-    found there. A wrong guess can only overstate how common a term absent from the store is.
+    The vocabulary holds porter stems; a term's stem is taken to be its longest prefix found
+    there. A wrong guess can only overstate how common a term absent from the store is.
     """
     guesses = {t: _stem_guesses(t) for t in terms}
     wanted = sorted({g for gs in guesses.values() for g in gs})
     if not wanted:
         return {}
-    sql = f"SELECT term, doc FROM {vocab} WHERE term IN ({','.join('?' * len(wanted))})"
-    found: dict[str, int] = dict(conn.execute(sql, wanted).fetchall())
+    marks = ",".join("?" * len(wanted))
+    found: dict[str, int] = dict(
+        conn.execute(
+            f"SELECT term, doc FROM term_counts WHERE vocab = ? AND term IN ({marks})",
+            (vocab, *wanted),
+        ).fetchall()
+    )
+    unknown = sorted({g for gs in guesses.values() if not set(gs) & found.keys() for g in gs})
+    if unknown:  # absent at the last count or new since: cheap to count while rare
+        sql = f"SELECT term, doc FROM {vocab} WHERE term IN ({','.join('?' * len(unknown))})"
+        found.update(conn.execute(sql, unknown).fetchall())
     result = {}
     for term, options in guesses.items():
         present = [g for g in options if g in found]
         result[term] = found[max(present, key=len)] if present else 0
     return result
+
+
+def refresh_term_counts(
+    conn: sqlite3.Connection, vocab: str, table: str, *, force: bool = False
+) -> bool:
+    """Snapshot a vocabulary's counts (reading every posting list once) when its table has grown
+    by REFRESH_GROWTH since the last snapshot, or when forced; returns whether it did. Writers
+    call it, off the hook path, so that frequencies_in reads counts instead of postings."""
+    rows = int(conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0])
+    last = conn.execute("SELECT rows FROM term_counts_state WHERE vocab = ?", (vocab,)).fetchone()
+    if not force and last is not None and rows <= int(last[0]) * (1 + REFRESH_GROWTH):
+        return False
+    conn.execute("DELETE FROM term_counts WHERE vocab = ?", (vocab,))
+    conn.execute(
+        f"INSERT INTO term_counts (vocab, term, doc) SELECT ?, term, doc FROM {vocab}", (vocab,)
+    )
+    conn.execute(
+        "INSERT OR REPLACE INTO term_counts_state (vocab, rows) VALUES (?, ?)", (vocab, rows)
+    )
+    return True
 
 
 def match_expressions(

@@ -147,6 +147,16 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE TABLE chat_maps (session TEXT PRIMARY KEY, digest TEXT NOT NULL);
         """,
     ),
+    (
+        "009_term_counts",
+        """
+        CREATE TABLE term_counts (
+            vocab TEXT NOT NULL, term TEXT NOT NULL, doc INTEGER NOT NULL,
+            PRIMARY KEY (vocab, term)
+        ) WITHOUT ROWID;
+        CREATE TABLE term_counts_state (vocab TEXT PRIMARY KEY, rows INTEGER NOT NULL);
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

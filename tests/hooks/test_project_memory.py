@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cms.observations.access import open_project_memory
-from cms.observations.facts import chat_tag
+from cms.observations.ids import chat_tag
 from tests.hooks.helpers import (
     assert_clean_reply,
     context_of,

@@ -12,7 +12,8 @@ from cms.map.ops import apply_ops
 from cms.map.store import save_map
 from cms.observations.access import open_project_memory
 from cms.observations.chatsync import rebuild_fact_index, sync_chat_memory
-from cms.observations.facts import chat_tag, fact_key, find_facts
+from cms.observations.facts import find_facts
+from cms.observations.ids import chat_tag, fact_key
 from cms.observations.wording import is_question
 from cms.project_search import search_project
 

@@ -60,3 +60,26 @@ def test_the_conjunction_adds_the_rarest_terms_until_their_expected_rows_fit_the
     # 10,000 rows: a alone leaves 500, a and b 100, then c 50 (fits 60)
     assert conjunction(["d", "c", "b", "a", "e"], frequency, 10_000, 60) == ["c", "b", "a"]
     assert conjunction(["d", "a"], frequency, 10_000, 10_000) == ["d", "a"]  # at least two
+
+
+def test_term_counts_come_from_the_snapshot_taken_when_the_store_grew(
+    store: ObservationStore,
+) -> None:
+    from cms.observations.matching import frequencies_in, refresh_term_counts
+
+    fill_with_partial_matches(store, 40)
+
+    def counts() -> dict[str, int]:
+        return store.read(lambda c: frequencies_in(c, ["deploy", "redis"]))
+
+    live = counts()
+    assert live["deploy"] > 0 and live["redis"] == 0
+    assert store.write(lambda c: refresh_term_counts(c, "observations_vocab", "observations"))
+    store.write(lambda c: c.execute("UPDATE term_counts SET doc = 7 WHERE term = 'deploi'"))
+    assert counts()["deploy"] == 7  # read from the snapshot, not the postings
+    add(store, "Cache", "the cache uses redis", NOW)  # absent at the snapshot: counted live
+    assert counts()["redis"] == 1
+    assert not store.write(lambda c: refresh_term_counts(c, "observations_vocab", "observations"))
+    fill_with_partial_matches(store, 3)  # past REFRESH_GROWTH of new rows
+    assert store.write(lambda c: refresh_term_counts(c, "observations_vocab", "observations"))
+    assert counts()["deploy"] == live["deploy"] + 1  # one of the three new rows says deploy
