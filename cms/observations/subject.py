@@ -205,6 +205,8 @@ def relation(newer: str, older: str) -> str | None:
     contained = fn <= fo or fo <= fn
     if not contained:
         return None
+    if _kinds_differ(newer, older):
+        return None  # "function names" and "function argument names": two kinds of name
     aspects_new, aspects_old = fn & _ASPECT_STEMS, fo & _ASPECT_STEMS
     if aspects_new and aspects_old and not aspects_new & aspects_old:
         return None  # "start names with x_" and "end names with _y": two rules
@@ -219,6 +221,59 @@ def relation(newer: str, older: str) -> str | None:
     if fn & _ADDITIVE_STEMS and not _REPLACE_CUE.search(newer):
         return None  # "add the '@retry' decorator" beside "add the '@timer' decorator": both
     return CHANGED
+
+
+@lru_cache(maxsize=20_000)
+def compounds(text: str) -> frozenset[tuple[str, ...]]:
+    """The compound nouns of a statement: runs of two or more adjacent content words, canonical
+    ("function argument names" -> (function, argument, nam)). Stopwords, cue and aspect words,
+    values and punctuation end a run."""
+    runs: list[tuple[str, ...]] = []
+    run: list[str] = []
+    rest = _QUOTED.sub(" , ", text)
+    end = 0
+    for match in _TOKEN.finditer(rest):
+        if rest[end : match.start()].strip():  # punctuation between two words ends a run
+            if len(run) > 1:
+                runs.append(tuple(run))
+            run = []
+        end = match.end()
+        raw = match.group()
+        token = raw.rstrip(".,;:-/")
+        word = token.lower()
+        content = (
+            word.isalpha()
+            and not _is_value_token(token)
+            and word not in STOPWORDS
+            and word not in _CUE_WORDS
+            and canonical(word) not in _ASPECT_STEMS
+        )
+        if content:
+            run.append(canonical(word))
+        if not content or token != raw:  # a break, or punctuation after the word
+            if len(run) > 1:
+                runs.append(tuple(run))
+            run = []
+    if len(run) > 1:
+        runs.append(tuple(run))
+    return frozenset(runs)
+
+
+def _kinds_differ(newer: str, older: str) -> bool:
+    """Whether the two statements name different kinds of one thing: compounds with the same
+    head word ("names") of which neither ends the other ("function names" and "function argument
+    names" differ; "class names" and "declaring class names" do not)."""
+    new, old = compounds(newer), compounds(older)
+    for head in {c[-1] for c in new} & {c[-1] for c in old}:
+        if not any(
+            a[-len(b) :] == b or b[-len(a) :] == a
+            for a in new
+            if a[-1] == head
+            for b in old
+            if b[-1] == head
+        ):
+            return True
+    return False
 
 
 def is_poorer(newer: str, older: str) -> bool:

@@ -29,6 +29,12 @@ from cms.observations.subject import CHANGED, SAME, relation
         ("From now on, start function names with 'x_'.", "Always end function names with '_d'.", None),
         ("Always include a single digit in class names.", "Always use CamelCase for class names.", None),
         ("Always run ruff before committing.", "Always run the tests with pytest -x.", None),
+        ("I'd like you to start function argument names with 'e_' as a prefix.",
+         "Always start your function names with 'd_'.", None),
+        ("Going forward, end all function names with '_d'.",
+         "From now on, please end all function argument names with '_f'.", None),
+        ("Likewise, when it comes to function argument names, start them with a 'j_' prefix.",
+         "I'd like you to start function argument names with 'e_' as a prefix.", CHANGED),
     ],
 )  # fmt: skip
 def test_a_later_statement_restates_changes_or_leaves_an_earlier_one(
