@@ -182,7 +182,8 @@ def search_project(
     other_than: str | None = None,
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
-    the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best.
+    the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best (its
+    facts before its passages).
     Facts come from the project's index; the given chat's from its map when the index does
     not hold the map as it is on disk;
     `other_than` leaves a chat's facts out (the caller's own, which its map already shows);
@@ -219,5 +220,6 @@ def search_project(
     hits = hits[:k]
     if session and hits:
         floor = hits[0].relevance * CURRENT_CHAT_SHARE
-        hits.sort(key=lambda h: not (h.chat == session and h.relevance >= floor))
+        # the chat's own facts, then its own words, then the rest (each by relevance)
+        hits.sort(key=lambda h: 2 if h.chat != session or h.relevance < floor else h.is_passage)
     return hits

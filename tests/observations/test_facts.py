@@ -152,3 +152,17 @@ def test_a_chats_own_facts_come_from_the_index_until_its_map_changes_unsynced(
         rebuild_fact_index(memory, [cmap])
         assert index_holds_map(memory, "chat-a")
     assert "Staging deploys at noon." in searched(tmp_path, "staging deploys", session="chat-a")
+
+
+def test_the_asking_chats_facts_come_before_its_own_words(tmp_path: Path) -> None:
+    from cms.observations.chatsync import index_exchange
+
+    fact = "Releases are tagged vMAJOR.MINOR.PATCH on main and pushed with git push --tags"
+    cmap = chat("chat-a", fact)
+    memory = open_project_memory(tmp_path, create=True)
+    assert memory is not None
+    with memory:
+        sync_chat_memory(memory, cmap, cwd=tmp_path)
+        index_exchange(memory, "chat-a", 2, [("user", "Remind me of the tag format.")])
+        hits = search_project(memory, "release tag format", k=5, session="chat-a")
+    assert [h.text for h in hits][:2] == [fact, "Remind me of the tag format."]
