@@ -117,8 +117,8 @@ def observation_hit(found: RecalledObservation) -> MemoryHit:
 def chat_hits(
     session: str, query: str, k: int, hidden: set[str] | frozenset[str] = frozenset()
 ) -> list[MemoryHit]:
-    """The given chat's own facts, read from its map (current even when the index is not), with a relevance on the scale of the index's; fact ids in hidden (superseded
-    since) are left out."""
+    """The given chat's own facts, read from its map (current even when the index is not), with
+    a relevance on the scale of the index's; fact ids in hidden (superseded since) are left out."""
     from cms.errors import MapNotFoundError
     from cms.map.store import load_map
     from cms.observations.facts import BM25_HALF, iso_stamp
@@ -183,9 +183,8 @@ def search_project(
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best (its
-    facts before its passages).
-    Facts come from the project's index; the given chat's from its map when the index does
-    not hold the map as it is on disk;
+    facts before its passages). Facts come from the project's index, the given chat's from its
+    map while the index does not hold that map as it is on disk (not yet synced);
     `other_than` leaves a chat's facts out (the caller's own, which its map already shows);
     passages=False leaves the chats' passages out (the prompt hook injects items only)."""
     from cms.observations.wording import rule_query
