@@ -261,17 +261,16 @@ def compounds(text: str) -> frozenset[tuple[str, ...]]:
 
 def _kinds_differ(newer: str, older: str) -> bool:
     """Whether the two statements name different kinds of one thing: compounds with the same
-    head word ("names") of which neither ends the other ("function names" and "function argument
-    names" differ; "class names" and "declaring class names" do not)."""
+    head word that refine it alike but not the same way ("function names" and "function argument
+    names" share "function"; neither ends the other). "Class names" and "declaring class names"
+    are one kind; "the variable name" of a rule on naming function arguments shares no word with
+    "function argument names" and is left to the frames."""
     new, old = compounds(newer), compounds(older)
     for head in {c[-1] for c in new} & {c[-1] for c in old}:
-        if not any(
-            a[-len(b) :] == b or b[-len(a) :] == a
-            for a in new
-            if a[-1] == head
-            for b in old
-            if b[-1] == head
-        ):
+        pairs = [(a, b) for a in new if a[-1] == head for b in old if b[-1] == head]
+        if any(a[-len(b) :] == b or b[-len(a) :] == a for a, b in pairs):
+            continue
+        if any(set(a[:-1]) & set(b[:-1]) for a, b in pairs):
             return True
     return False
 

@@ -35,6 +35,8 @@ from cms.observations.subject import CHANGED, SAME, relation
          "From now on, please end all function argument names with '_f'.", None),
         ("Likewise, when it comes to function argument names, start them with a 'j_' prefix.",
          "I'd like you to start function argument names with 'e_' as a prefix.", CHANGED),
+        ("Firstly, always start function argument names with 'x_'.",
+         "When naming function arguments, always start the variable name with 'e_'.", CHANGED),
     ],
 )  # fmt: skip
 def test_a_later_statement_restates_changes_or_leaves_an_earlier_one(
