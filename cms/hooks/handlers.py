@@ -65,15 +65,18 @@ def session_start(event: HookEvent, config: Config) -> str | None:
     sections.append(inject.observation_section(IN_FORCE_HEADING, [line for _, line in rules]))
     sections.append(inject.observation_section(BRIEFING_HEADING, [line for _, line in notes]))
     context = inject.compose_context(sections, event.session_id, limit)
-    inject.save_state(
-        event.session_id,
-        inject.InjectionState(
-            index=view.text if view is not None and context else "",
-            entries=view.entries if view is not None and context else {},
-            shown=_shown_ids(rules + notes, context),
-            cwd=event.cwd,
-        ),
+    before = inject.load_state(event.session_id)  # a resumed or compacted chat keeps its log
+    state = inject.InjectionState(
+        index=view.text if view is not None and context else "",
+        entries=view.entries if view is not None and context else {},
+        shown=_shown_ids(rules + notes, context),
+        cwd=event.cwd,
+        first=before.first,
+        log=before.log,
     )
+    if context:
+        state.record("SessionStart", context, state.shown)
+    inject.save_state(event.session_id, state)
     return inject.hook_reply("SessionStart", context) if context else None
 
 
@@ -84,10 +87,15 @@ def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
     from cms.hooks import inject
     from cms.hooks.projectnotes import relevant_notes
 
-    if event.prompt:  # Stop falls back on it when the transcript lacks the prompt
-        _cache_prompt(event)
-    limit = inject.inject_limit(config.hooks.inject_max_chars)
     state = inject.load_state(event.session_id)
+    named = False
+    if event.prompt:  # Stop falls back on it when the transcript lacks the prompt
+        prompt = _cache_prompt(event)
+        if not state.first and prompt.strip():
+            from cms.excerpt import fit_text
+
+            state.first, named = fit_text(prompt, inject.FIRST_PROMPT_CHARS), True
+    limit = inject.inject_limit(config.hooks.inject_max_chars)
     view = _index_view(event.session_id, limit)
     sections = []
     index_changed = False
@@ -108,28 +116,31 @@ def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
     )
     sections.append(inject.observation_section(RECALL_HEADING, [line for _, line in notes]))
     if not state.cwd and event.cwd:
-        state.cwd = event.cwd
-        inject.save_state(event.session_id, state)
-    if not any(sections):
-        return None
-    context = inject.compose_context(sections, event.session_id, limit)
+        state.cwd, named = event.cwd, True
+    context = inject.compose_context(sections, event.session_id, limit) if any(sections) else ""
     if not context:
+        if named:
+            inject.save_state(event.session_id, state)
         return None
     if view is not None and index_changed:
         state.index, state.entries = view.text, view.entries
-    state.shown += _shown_ids(notes, context)
+    ids = _shown_ids(notes, context)
+    state.shown += ids
+    state.record("UserPromptSubmit", context, ids)
     inject.save_state(event.session_id, state)
     return inject.hook_reply("UserPromptSubmit", context)
 
 
-def _cache_prompt(event: HookEvent) -> None:
+def _cache_prompt(event: HookEvent) -> str:
     """Keep the (redacted) prompt for Stop: some Codex runs give no transcript, and a Stop may
-    come before the CLI has written the prompt to it."""
+    come before the CLI has written the prompt to it. Returns the redacted prompt."""
     from cms.hooks.statefile import write_state
     from cms.transcripts.redact import redact_text
 
+    prompt = redact_text(event.prompt)
     path = os.path.join(paths.chat_dir_str(event.session_id), PROMPT_CACHE)
-    write_state(path, {"prompt": redact_text(event.prompt)})
+    write_state(path, {"prompt": prompt})
+    return prompt
 
 
 def _cached_prompt(session_id: str) -> str:

@@ -27,6 +27,8 @@ HARD_CAP = 9500
 STATE_NAME = "injected.json"
 OBSERVATION_RESERVE = 2000  # characters kept free of the index for observations and framing
 MAX_REMEMBERED_OBSERVATIONS = 500
+MAX_LOGGED_INJECTIONS = 50  # the newest injections kept for `cms ui` (time, event, size, ids)
+FIRST_PROMPT_CHARS = 300  # how much of a chat's first prompt (redacted) names it in `cms ui`
 
 
 def inject_limit(configured: int) -> int:
@@ -167,7 +169,7 @@ def observation_section(heading: str, lines: list[str]) -> list[str]:
 class InjectionState:
     """What a chat has been shown (a plain class: cheap to define on the prompt path)."""
 
-    __slots__ = ("at", "cwd", "entries", "index", "shown")
+    __slots__ = ("at", "cwd", "entries", "first", "index", "log", "shown")
 
     def __init__(
         self,
@@ -176,12 +178,21 @@ class InjectionState:
         shown: list[str] | None = None,
         at: float = 0.0,
         cwd: str = "",
+        first: str = "",
+        log: list[list[object]] | None = None,
     ) -> None:
         self.index = index  # the index text the chat was last shown in full
         self.entries: Entries = entries if entries is not None else {}
         self.shown: list[str] = shown if shown is not None else []  # ids: O12, 1a2b3c4d/F7
         self.at = at
         self.cwd = cwd  # the folder the chat runs in: `cms search --session` finds its project
+        self.first = first  # the chat's first prompt, redacted and shortened (names the chat)
+        self.log: list[list[object]] = log if log is not None else []  # [at, event, chars, ids]
+
+    def record(self, event: str, context: str, ids: list[str]) -> None:
+        """Log one injection (its time, hook event, size and the ids it carried)."""
+        self.log.append([round(time.time(), 3), event, len(context), ids])
+        del self.log[:-MAX_LOGGED_INJECTIONS]
 
 
 def state_path_str(session_id: str) -> str:
@@ -205,13 +216,17 @@ def load_state(session_id: str) -> InjectionState:
     if not isinstance(seen, list):  # written before ids named facts too: observation numbers
         old = data.get("observations")
         seen = [f"O{i}" for i in old if isinstance(i, int)] if isinstance(old, list) else []
-    cwd = data.get("cwd")
+    cwd, first, log = data.get("cwd"), data.get("first"), data.get("log")
     return InjectionState(
         index=index if isinstance(index, str) else "",
         entries=entries if isinstance(entries, dict) else {},
         shown=[i for i in seen if isinstance(i, str)],
         at=float(data["at"]) if isinstance(data.get("at"), int | float) else 0.0,
         cwd=cwd if isinstance(cwd, str) else "",
+        first=first if isinstance(first, str) else "",
+        log=[e for e in log if isinstance(e, list) and len(e) == 4]
+        if isinstance(log, list)
+        else [],
     )
 
 
@@ -231,6 +246,8 @@ def save_state(session_id: str, state: InjectionState) -> None:
         "shown": state.shown[-MAX_REMEMBERED_OBSERVATIONS:],
         "at": time.time(),
         "cwd": state.cwd,
+        "first": state.first,
+        "log": state.log,
     }
     write_state(state_path_str(session_id), data)
 

@@ -181,6 +181,33 @@ def test_session_start_resets_what_the_chat_has_seen(tmp_path: Path) -> None:
     assert call("UserPromptSubmit", prompt) is None  # the compacted chat just got the index
 
 
+def test_each_injection_is_logged_with_its_size_and_the_first_prompt_names_the_chat(
+    tmp_path: Path,
+) -> None:
+    build_map(SESSION, suns=1, planets_per_sun=2, facts_per_planet=1)
+    start = reply_context("SessionStart", {"session_id": SESSION, "cwd": str(tmp_path)})
+    secret = "sk-ant-api03-" + "x" * 40
+    prompt = {
+        "session_id": SESSION,
+        "cwd": str(tmp_path),
+        "prompt": f"Set up the deploy with key {secret} please",
+        "transcript_path": "/x.jsonl",
+    }
+    assert call("UserPromptSubmit", prompt) is None  # SessionStart already showed the index
+    prompt["prompt"] = "a later prompt"
+    assert call("UserPromptSubmit", prompt) is None
+    state = inject.load_state(SESSION)
+    assert state.first.startswith("Set up the deploy with key ")
+    assert secret not in state.first and secret not in inject.state_path(SESSION).read_text(
+        encoding="utf-8"
+    )
+    assert [entry[1:3] for entry in state.log] == [["SessionStart", len(start)]]
+    call("SessionStart", {"session_id": SESSION, "cwd": str(tmp_path), "source": "compact"})
+    again = inject.load_state(SESSION)
+    assert [entry[1] for entry in again.log] == ["SessionStart", "SessionStart"]
+    assert again.first == state.first  # a compacted chat keeps its name
+
+
 def test_injected_text_stays_under_the_cap_with_a_huge_map(tmp_path: Path) -> None:
     build_map(SESSION, suns=40, planets_per_sun=30, facts_per_planet=1, title_chars=80)
     text = reply_context(
