@@ -1,0 +1,116 @@
+"""One stored item whole: an observation or an indexed chat fact as a record with its state
+(in force, superseded by whom, archived) and the older versions it replaced.
+
+Shared by `cms get` and `cms ui`; reads the project's store only and knows nothing of the CLI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cms.errors import CmsError
+from cms.observations.export import iso, observation_record
+from cms.observations.facts import IndexedFact, fact_by_id, find_facts, superseded_chain
+from cms.observations.store import COLUMNS, Observation, ObservationStore, row_to_observation
+
+MAX_HISTORY = 50  # older versions followed back per item
+
+
+class UnknownItemError(CmsError):
+    """An id names no fact or observation of this project."""
+
+
+def observation_number(item: str) -> int | None:
+    """The number of an observation id (O12, o12, #12, 12); None for anything else."""
+    text = item.removeprefix("#").removeprefix("O").removeprefix("o")
+    return int(text) if text.isdigit() else None
+
+
+def _observation_rows(
+    store: ObservationStore, where: str, args: tuple[Any, ...]
+) -> list[Observation]:
+    rows = store.read(
+        lambda c: c.execute(
+            f"SELECT {COLUMNS} FROM observations WHERE {where} ORDER BY created_at DESC", args
+        ).fetchall()
+    )
+    return [row_to_observation(r) for r in rows]
+
+
+def replaced_observations(store: ObservationStore, obs: Observation) -> list[Observation]:
+    """The versions obs superseded, directly or through older ones, newest first."""
+    history: list[Observation] = []
+    frontier = [obs.id]
+    while frontier and len(history) < MAX_HISTORY:
+        marks = ",".join("?" * len(frontier))
+        older = _observation_rows(store, f"superseded_by IN ({marks})", tuple(frontier))
+        history += older
+        frontier = [o.id for o in older]
+    return history
+
+
+def item_state(superseded_by: int | str | None, archived: bool, prefix: str = "") -> str:
+    if superseded_by is not None:
+        return f"superseded by {prefix}{superseded_by}"
+    return "archived" if archived else "in force"
+
+
+def observation_item(store: ObservationStore, obs: Observation) -> dict[str, Any]:
+    return observation_record(obs) | {
+        "id": f"O{obs.id}",
+        "type": "observation",
+        "source_fact": obs.source,
+        "turn": obs.turn,
+        "state": item_state(obs.superseded_by, obs.archived_at is not None, prefix="O"),
+        "history": [
+            {
+                "id": f"O{o.id}",
+                "text": f"{o.title} \u2014 {o.body}",
+                "updated_at": iso(o.updated_at),
+            }
+            for o in replaced_observations(store, obs)
+        ],
+    }
+
+
+def fact_item(store: ObservationStore, fact: IndexedFact) -> dict[str, Any]:
+    newer = fact_by_id(store, fact.superseded_by) if fact.superseded_by else None
+    state = item_state(newer.key if newer else None, fact.archived)
+    if fact.superseded_by == 0:
+        state = "retracted by a later chat"
+    return {
+        "id": fact.key,
+        "type": "fact",
+        "path": fact.path,
+        "text": fact.text,
+        "kind": fact.kind,
+        "session": fact.session,
+        "turn": fact.turn,
+        "created_at": iso(fact.created_at),
+        "updated_at": iso(fact.updated_at),
+        "state": state,
+        "history": [
+            {"id": f.key, "text": f.text, "updated_at": iso(f.updated_at)}
+            for f in superseded_chain(store, fact)
+        ],
+    }
+
+
+def item_records(store: ObservationStore, wanted: list[str]) -> list[dict[str, Any]]:
+    """The records of the given ids, in order; UnknownItemError names the first unknown one."""
+    items = []
+    for item in wanted:
+        number = observation_number(item)
+        if number is not None:
+            obs = store.get(number)
+            if obs is None:
+                raise UnknownItemError(f"no observation {item} in this project")
+            items.append(observation_item(store, obs))
+            continue
+        facts = find_facts(store, item)
+        if not facts:
+            raise UnknownItemError(
+                f"no fact {item} in this project (ids look like O12 or 1a2b3c4d/F7)"
+            )
+        items += [fact_item(store, f) for f in facts]
+    return items
