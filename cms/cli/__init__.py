@@ -21,6 +21,7 @@ def build_app() -> typer.Typer:
         mcp_command,
         memory_commands,
         project_commands,
+        ui_command,
     )
 
     app = typer.Typer(
@@ -37,6 +38,7 @@ def build_app() -> typer.Typer:
         mcp_command,
         memory_commands,
         project_commands,
+        ui_command,
     ):
         module.register(app)
     return app

@@ -288,3 +288,31 @@ def turn_boundaries(lines: Sequence[bytes]) -> list[int]:
     starts = [i for i, record in enumerate(records) if is_prompt(record)]
     ends = [i for i in starts[1:]]
     return [*ends, len(lines)] if lines else []
+
+
+def hook_context(event: str, payload: dict[str, Any], env: Mapping[str, str]) -> str:
+    """Run one hook as a process (event name in the payload); its injected text or ""."""
+    done = run_hook_process(event, {"hook_event_name": event, **payload}, env=env)
+    reply = assert_clean_reply(done)
+    return context_of(reply, event) if reply else ""
+
+
+def replay_chat_hooks(
+    folder: Path,
+    repo: Path,
+    session: str,
+    turns: Sequence[tuple[str, str]],
+    env: Mapping[str, str],
+) -> None:
+    """One chat through the hook protocol: SessionStart, then per (prompt, answer) turn a
+    UserPromptSubmit and a Stop on a growing transcript in folder, then SessionEnd."""
+    where = {"session_id": session, "cwd": str(repo)}
+    hook_context("SessionStart", {**where, "source": "startup"}, env)
+    lines: list[list[dict[str, Any]]] = []
+    transcript = folder / f"{session}.jsonl"
+    for n, (prompt, answer) in enumerate(turns, start=1):
+        hook_context("UserPromptSubmit", {**where, "prompt": prompt}, env)
+        lines.append(turn_lines(session, n, prompt, answer))
+        write_transcript(transcript, lines)
+        hook_context("Stop", {**where, "transcript_path": str(transcript)}, env)
+    hook_context("SessionEnd", {**where, "transcript_path": str(transcript), "reason": "exit"}, env)

@@ -11,12 +11,9 @@ from typing import Any
 from cms.observations.access import open_project_memory
 from cms.observations.ids import chat_tag
 from tests.hooks.helpers import (
-    assert_clean_reply,
-    context_of,
+    hook_context,
     hook_env,
-    run_hook_process,
-    turn_lines,
-    write_transcript,
+    replay_chat_hooks,
 )
 from tests.observations.gitrepo import make_repo
 
@@ -53,29 +50,11 @@ def env() -> dict[str, str]:
 
 
 def hook(event: str, payload: dict[str, Any]) -> str:
-    done = run_hook_process(event, {"hook_event_name": event, **payload}, env=env())
-    reply = assert_clean_reply(done)
-    return context_of(reply, event) if reply else ""
+    return hook_context(event, payload, env())
 
 
 def replay_chat(tmp_path: Path, repo: Path, session: str, turns: list[tuple[str, str]]) -> None:
-    hook("SessionStart", {"session_id": session, "cwd": str(repo), "source": "startup"})
-    lines: list[list[dict[str, Any]]] = []
-    transcript = tmp_path / f"{session}.jsonl"
-    for n, (prompt, answer) in enumerate(turns, start=1):
-        hook("UserPromptSubmit", {"session_id": session, "cwd": str(repo), "prompt": prompt})
-        lines.append(turn_lines(session, n, prompt, answer))
-        write_transcript(transcript, lines)
-        hook("Stop", {"session_id": session, "cwd": str(repo), "transcript_path": str(transcript)})
-    hook(
-        "SessionEnd",
-        {
-            "session_id": session,
-            "cwd": str(repo),
-            "transcript_path": str(transcript),
-            "reason": "exit",
-        },
-    )
+    replay_chat_hooks(tmp_path, repo, session, turns, env())
 
 
 def run_search_line(context: str, query: str, cwd: Path) -> str:

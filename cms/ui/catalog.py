@@ -1,0 +1,248 @@
+"""What `cms ui` shows, read from $CMS_HOME: the projects, their chats (first prompt, dates,
+size, injections), one chat's map and injection log, a project's observations and the rules in
+force with what they superseded, and token usage per day.
+
+Reads only: it never writes a map, a state file or a store, and opens a project's store only
+when it exists. Knows nothing of HTTP or HTML.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from cms import paths
+from cms.chats import chats_root
+from cms.errors import CmsError
+from cms.hooks.inject import InjectionState, load_state
+from cms.map.model import CorrelationMap
+from cms.map.store import load_map
+from cms.observations.access import ProjectMemory, open_project_memory
+from cms.observations.facts import PASSAGE
+from cms.observations.store import Observation
+from cms.project import Project, identify_project
+
+PROMPT_CACHE = "last-prompt.json"  # the chat's latest prompt, redacted (hooks/handlers.py)
+
+
+@dataclass(frozen=True)
+class ChatInfo:
+    """One chat as the chat list shows it."""
+
+    session: str
+    project: str  # the project id ("" when no hook or map has named it yet)
+    first_prompt: str
+    folder: str
+    created_at: str  # ISO 8601 ("" when unknown)
+    updated_at: str
+    facts: int
+    subtopics: int
+    map_bytes: int
+    injections: int
+    problem: str = ""  # why the map could not be read ("" when it could)
+
+
+@dataclass(frozen=True)
+class ProjectInfo:
+    id: str
+    folder: str  # a folder one of its chats ran in ("" when none is known)
+    chats: list[ChatInfo] = field(default_factory=list)
+    has_store: bool = False
+
+    @property
+    def updated_at(self) -> str:
+        return max((c.updated_at for c in self.chats), default="")
+
+
+@dataclass(frozen=True)
+class Injection:
+    """One logged injection: when, by which hook, its size and the ids of the items it showed."""
+
+    at: float
+    event: str
+    chars: int
+    ids: list[str]
+
+
+@dataclass(frozen=True)
+class ChatView:
+    """Everything the chat page shows (injections newest first)."""
+
+    info: ChatInfo
+    cmap: CorrelationMap | None
+    injections: list[Injection]
+    latest_prompt: str
+
+
+def _injections(state: InjectionState) -> list[Injection]:
+    found = []
+    for at, event, chars, ids in reversed(state.log):
+        if isinstance(at, int | float) and isinstance(chars, int):
+            shown = [str(i) for i in ids] if isinstance(ids, list) else []
+            found.append(Injection(float(at), str(event), chars, shown))
+    return found
+
+
+def _iso(stamp: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp)) if stamp else ""
+
+
+def _map_of(session: str) -> tuple[CorrelationMap | None, int, str]:
+    """The chat's map (None when it has none or it is unreadable), its size and the problem."""
+    path = paths.map_path(session)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None, 0, ""
+    try:
+        return load_map(path), size, ""
+    except CmsError as exc:
+        return None, size, str(exc)
+
+
+def _chat_info(session: str) -> tuple[ChatInfo, CorrelationMap | None, InjectionState]:
+    cmap, size, problem = _map_of(session)
+    state = load_state(session)
+    project = cmap.project if cmap is not None else ""
+    if not project and state.cwd:
+        project = identify_project(state.cwd).id
+    planets = cmap.planets() if cmap is not None else []
+    info = ChatInfo(
+        session=session,
+        project=project,
+        first_prompt=state.first,
+        folder=state.cwd,
+        created_at=cmap.created_at if cmap is not None else _iso(state.at),
+        updated_at=max(cmap.updated_at if cmap is not None else "", _iso(state.at)),
+        facts=cmap.fact_count() if cmap is not None else 0,
+        subtopics=len(planets),
+        map_bytes=size,
+        injections=len(state.log),
+        problem=problem,
+    )
+    return info, cmap, state
+
+
+def list_chats() -> list[ChatInfo]:
+    """Every chat under $CMS_HOME/chats, the most recently active first."""
+    root = chats_root()
+    try:
+        names = [entry.name for entry in os.scandir(root) if entry.is_dir()]
+    except OSError:
+        return []
+    chats = [_chat_info(name)[0] for name in names]
+    return sorted(chats, key=lambda c: (c.updated_at, c.session), reverse=True)
+
+
+def list_projects() -> list[ProjectInfo]:
+    """Every project with a store or a chat, the most recently active first."""
+    chats = list_chats()
+    ids = {c.project for c in chats if c.project}
+    try:
+        stores = os.scandir(os.path.join(paths.cms_home_str(), "projects"))
+        ids |= {
+            e.name for e in stores if os.path.isfile(os.path.join(e.path, paths.OBSERVATIONS_DB))
+        }
+    except OSError:
+        pass
+    projects = []
+    for project_id in ids:
+        own = [c for c in chats if c.project == project_id]
+        folder = next((c.folder for c in own if c.folder), "")
+        store = paths.observations_db_str(project_id)
+        projects.append(ProjectInfo(project_id, folder, own, os.path.isfile(store)))
+    return sorted(projects, key=lambda p: (p.updated_at, p.id), reverse=True)
+
+
+def find_project(project_id: str) -> ProjectInfo | None:
+    return next((p for p in list_projects() if p.id == project_id), None)
+
+
+def open_memory(project: ProjectInfo) -> ProjectMemory | None:
+    """The project's store, with the branch scope of a folder its chats ran in when that folder
+    still belongs to it (else every branch is visible); None when it has no store."""
+    if not project.has_store:
+        return None
+    folder = project.folder
+    if folder and os.path.isdir(folder) and identify_project(folder).id == project.id:
+        return open_project_memory(folder, create=False)
+    from cms.observations.scope import BranchScope
+    from cms.observations.store import ObservationStore
+
+    store = ObservationStore(paths.observations_db_str(project.id), project.id)
+    home = Project(project.id, paths.project_dir_str(project.id), None)
+    return ProjectMemory(project=home, store=store, scope=BranchScope.everywhere())
+
+
+def _latest_prompt(session: str) -> str:
+    try:
+        with open(
+            os.path.join(paths.chat_dir_str(session), PROMPT_CACHE), encoding="utf-8"
+        ) as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return ""
+    prompt = data.get("prompt") if isinstance(data, dict) else None
+    return prompt if isinstance(prompt, str) else ""
+
+
+def chat_view(session: str) -> ChatView | None:
+    """The chat's page data; None when no such chat folder exists."""
+    if not os.path.isdir(paths.chat_dir_str(session)):
+        return None
+    info, cmap, state = _chat_info(session)
+    return ChatView(info, cmap, _injections(state), _latest_prompt(session))
+
+
+@dataclass(frozen=True)
+class RuleInForce:
+    observation: Observation
+    replaced: list[Observation]
+
+
+@dataclass(frozen=True)
+class ProjectMemoryView:
+    """The project page's memory: live observations by kind, the rules in force with what they
+    replaced, and how many items are history."""
+
+    by_kind: dict[str, list[Observation]]
+    in_force: list[RuleInForce]
+    superseded: int
+    archived: int
+    facts: int
+
+
+def memory_view(memory: ProjectMemory) -> ProjectMemoryView:
+    from cms.observations.items import replaced_observations
+    from cms.observations.recall import in_force
+
+    by_kind: dict[str, list[Observation]] = {}
+    for obs in reversed(memory.store.list_observations()):  # newest first
+        by_kind.setdefault(obs.kind, []).append(obs)
+    rules = [
+        RuleInForce(found.observation, replaced_observations(memory.store, found.observation))
+        for found in in_force(memory.store, memory.scope)
+    ]
+
+    def counts(conn: Any) -> tuple[int, int, int]:
+        row = conn.execute(
+            "SELECT COUNT(superseded_by), COUNT(archived_at) FROM observations"
+        ).fetchone()
+        facts = conn.execute(
+            "SELECT COUNT(*) FROM facts WHERE superseded_by IS NULL AND kind != ?", (PASSAGE,)
+        ).fetchone()
+        return int(row[0]), int(row[1]), int(facts[0])
+
+    superseded, archived, facts = memory.store.read(counts)
+    return ProjectMemoryView(by_kind, rules, superseded, archived, facts)
+
+
+def usage_by_day(days: int = 30) -> list[dict[str, Any]]:
+    """Token usage per day, oldest first (what `cms stats` shows)."""
+    from cms.providers.usage import summarize_usage
+
+    return list(reversed(summarize_usage(days=days)["by_day"]))

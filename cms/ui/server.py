@@ -1,0 +1,158 @@
+"""The `cms ui` web server: a Starlette app built by `build_app(token)`, served by uvicorn on
+127.0.0.1 only, for as long as the command runs.
+
+The only module that imports starlette and uvicorn. Every request must carry the token (else
+403) and name this host (else 403: no DNS rebinding); only GET exists, and nothing here writes.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from urllib.parse import quote
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from cms.errors import CmsError
+from cms.log import log_event
+from cms.project_search import MemoryHit, search_project
+from cms.ui import catalog, pages
+
+HOST = "127.0.0.1"
+SEARCH_RESULTS = 10  # hits per search, as many as `cms search -k 10`
+
+
+class UiError(CmsError):
+    """The ui server could not start (the port is taken, say)."""
+
+
+def _allowed(request: Request, token: str) -> bool:
+    given = request.query_params.get("token", "")
+    host = request.headers.get("host", "").rsplit(":", 1)[0]
+    return secrets.compare_digest(given, token) and host in (HOST, "localhost")
+
+
+def _html(text: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(
+        text,
+        status_code=status,
+        headers={
+            "Cache-Control": "no-store",
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+            "Referrer-Policy": "no-referrer",
+            "X-Frame-Options": "DENY",
+        },
+    )
+
+
+def build_app(token: str) -> Starlette:
+    """The read-only app; every page reads $CMS_HOME afresh, so it shows memory as it is now."""
+
+    def guarded(page: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            if not _allowed(request, token):
+                return _html(pages.message_page("Forbidden", "Wrong or missing token.", ""), 403)
+            try:
+                return page(request)
+            except CmsError as exc:
+                log_event("warning", "ui_error", str(exc), path=request.url.path)
+                return _html(pages.message_page("Cannot read memory", str(exc), token), 500)
+
+        return endpoint
+
+    def home(request: Request) -> Response:
+        return _html(pages.home_page(catalog.list_projects(), catalog.usage_by_day(), token))
+
+    def project(request: Request) -> Response:
+        found = catalog.find_project(request.path_params["project"])
+        if found is None:
+            return _html(pages.message_page("Not found", "No such project.", token), 404)
+        query = request.query_params.get("q", "").strip()
+        memory = catalog.open_memory(found)
+        hits: list[MemoryHit] = []
+        view = None
+        if memory is not None:
+            with memory:
+                hits = search_project(memory, query, k=SEARCH_RESULTS) if query else []
+                view = catalog.memory_view(memory)
+        return _html(pages.project_page(found, view, query, hits, token))
+
+    def chat(request: Request) -> Response:
+        view = catalog.chat_view(request.path_params["session"])
+        if view is None:
+            return _html(pages.message_page("Not found", "No such chat.", token), 404)
+        return _html(pages.chat_page(view, token))
+
+    def favicon(request: Request) -> Response:
+        return Response(status_code=204)
+
+    routes = [
+        Route("/", guarded(home), methods=["GET"]),
+        Route("/project/{project}", guarded(project), methods=["GET"]),
+        Route("/chat/{session}", guarded(chat), methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
+    ]
+    return Starlette(routes=routes)
+
+
+class UiServer:
+    """The app on a socket bound to 127.0.0.1 (a free port unless one is given): `url` is known
+    before serving starts; `run()` blocks until `stop()` or Ctrl-C."""
+
+    def __init__(self, port: int = 0, token: str | None = None) -> None:
+        self.token = token or secrets.token_urlsafe(18)
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            self._socket.bind((HOST, port))
+            self._socket.listen(64)
+        except OSError as exc:
+            self._socket.close()
+            raise UiError(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}") from exc
+        self.port = int(self._socket.getsockname()[1])
+        config = uvicorn.Config(
+            build_app(self.token), log_level="warning", access_log=False, lifespan="off"
+        )
+        self._server = uvicorn.Server(config)
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/?token={quote(self.token)}"
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self._socket.getsockname()[:2]  # type: ignore[no-any-return]
+
+    def run(self) -> None:
+        try:
+            self._server.run(sockets=[self._socket])
+        finally:
+            self._socket.close()
+
+    def start_in_thread(self) -> threading.Thread:
+        """Serve from a daemon thread (tests); returns once the server accepts requests."""
+        thread = threading.Thread(target=self.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return thread
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+
+
+def open_in_browser(url: str) -> bool:
+    """Open url in the user's browser; False when none could be started (a headless machine)."""
+    import webbrowser
+
+    try:
+        return webbrowser.open(url)
+    except webbrowser.Error:
+        return False
