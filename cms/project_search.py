@@ -19,6 +19,8 @@ from cms.observations.recall import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from cms.observations.access import ProjectMemory
 
 CURRENT_CHAT_SHARE = 0.5  # the given chat's hits go first when at least this share of the best
@@ -115,7 +117,7 @@ def observation_hit(found: RecalledObservation) -> MemoryHit:
 
 
 def chat_hits(
-    session: str, query: str, k: int, hidden: set[str] | frozenset[str] = frozenset()
+    session: str, query: str, k: int, hidden: Collection[str] = frozenset()
 ) -> list[MemoryHit]:
     """The given chat's own facts, read from its map (current even when the index is not), with
     a relevance on the scale of the index's; fact ids in hidden (superseded since) are left out."""

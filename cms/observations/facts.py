@@ -97,15 +97,18 @@ class IndexedFact:
         return f"{self.sun} > {self.planet}"
 
 
-def superseded_in_chat(store: ObservationStore, session: str) -> set[str]:
-    """The fact ids of one chat that a later statement superseded (or a model retired)."""
+def superseded_in_chat(store: ObservationStore, session: str) -> dict[str, str]:
+    """The fact ids of one chat that a later statement superseded (or a model retired), each
+    with the id of the item that replaced it ("" when retired without one)."""
     rows = store.read(
         lambda c: c.execute(
-            "SELECT fact_id FROM facts WHERE session = ? AND superseded_by IS NOT NULL",
+            "SELECT old.fact_id, new.session, new.fact_id FROM facts AS old "
+            "LEFT JOIN facts AS new ON new.id = old.superseded_by "
+            "WHERE old.session = ? AND old.superseded_by IS NOT NULL",
             (session,),
         ).fetchall()
     )
-    return {r[0] for r in rows}
+    return {old: fact_key(chat, new) if chat is not None else "" for old, chat, new in rows}
 
 
 def iso_stamp(iso: str, default: float = 0.0) -> float:

@@ -74,6 +74,7 @@ class ChatView:
     cmap: CorrelationMap | None
     injections: list[Injection]
     latest_prompt: str
+    superseded: dict[str, str]  # fact id of this chat -> the id of what replaced it ("" none)
 
 
 def _injections(state: InjectionState) -> list[Injection]:
@@ -195,7 +196,20 @@ def chat_view(session: str) -> ChatView | None:
     if not os.path.isdir(paths.chat_dir_str(session)):
         return None
     info, cmap, state = _chat_info(session)
-    return ChatView(info, cmap, _injections(state), _latest_prompt(session))
+    return ChatView(
+        info, cmap, _injections(state), _latest_prompt(session), _superseded_facts(info)
+    )
+
+
+def _superseded_facts(info: ChatInfo) -> dict[str, str]:
+    from cms.observations.facts import superseded_in_chat
+
+    project = find_project(info.project) if info.project else None
+    memory = open_memory(project) if project is not None else None
+    if memory is None:
+        return {}
+    with memory:
+        return superseded_in_chat(memory.store, info.session)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ the access token. Knows nothing of HTTP; no scripts, one inline style sheet.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -34,6 +34,9 @@ details{background:#fff;border:1px solid #e3e6ea;border-radius:6px;padding:6px 1
 summary{cursor:pointer;font-weight:600}form{margin:10px 0}
 input[type=search]{width:60%;padding:6px 8px;font-size:15px}button{padding:6px 14px}
 .box{background:#fff;border:1px solid #e3e6ea;border-radius:6px;padding:8px 12px}
+table.observations{table-layout:fixed}.observations th:nth-child(1){width:56px}
+.observations th:nth-child(3){width:130px}.observations th:nth-child(4){width:100px}
+.observations th:nth-child(5){width:110px}
 """
 
 
@@ -191,7 +194,7 @@ def search_results(query: str, hits: Sequence[MemoryHit], token: str) -> str:
     now = time.time()
     rows = "".join(
         f"<tr><td class=id>{escape(h.id)}</td><td>{escape(h.label)}</td>"
-        f"<td>{_chat_link(h.chat, token, h.chat[:8]) if h.chat else '-'}</td>"
+        f"<td>{_chat_link(h.chat, token) if h.chat else '-'}</td>"
         f"<td>{escape(format_age(now - h.updated_at))}</td><td class=hit>{escape(h.text)}</td></tr>"
         for h in hits
     )
@@ -229,13 +232,22 @@ def project_page(
     )
 
 
-def map_tree(cmap: CorrelationMap) -> str:
-    """Topics, subtopics with mass, facts with id, time and turn; archived subtopics greyed."""
+def _replaced_by(newer: str) -> str:
+    return f" <span class=tag>superseded{' by ' + escape(newer) if newer else ''}</span>"
+
+
+def map_tree(cmap: CorrelationMap, superseded: Mapping[str, str] | None = None) -> str:
+    """Topics, subtopics with mass, facts with id, time and turn; archived subtopics and facts
+    a later statement superseded greyed."""
+    superseded = superseded or {}
     parts = []
     for sun_title, planet, archived in cmap.all_planets():
         facts = "".join(
-            f"<li><span class=id>{escape(s.id)}</span> {escape(s.text)} "
-            f"<span class=muted>(turn {s.turn}, {_stamp(s.updated_at)})</span></li>"
+            f"<li{' class=archived' if s.id in superseded else ''}><span class=id>"
+            f"{escape(s.id)}</span> {escape(s.text)} "
+            f"<span class=muted>(turn {s.turn}, {_stamp(s.updated_at)})</span>"
+            + (_replaced_by(superseded[s.id]) if s.id in superseded else "")
+            + "</li>"
             for s in planet.satellites
         )
         mark = " <span class=tag>archived</span>" if archived else ""
@@ -257,7 +269,7 @@ def chat_page(chat: ChatView, token: str) -> str:
         else ""
     )
     if chat.cmap is not None:
-        tree = map_tree(chat.cmap)
+        tree = map_tree(chat.cmap, chat.superseded)
     elif info.problem:
         tree = f"<p class=muted>The map could not be read: {escape(info.problem)}</p>"
     else:

@@ -1,0 +1,136 @@
+"""The ui driven by a real headless browser (Debian's chromium through Playwright): the pages
+render the memory, the search box returns facts verbatim, a wrong token is refused.
+
+Set CMS_UI_SCREENSHOTS=<folder> to save a screenshot of each page there (docs/ui/ holds them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cms.ui.server import UiServer
+from tests.hooks.test_project_memory import CHAT_A
+from tests.ui.conftest import BuiltMemory
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    required = os.environ.get("CMS_REQUIRE_BROWSER") == "1"
+    executable = chromium_path()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        executable = None
+    if executable is None:
+        if required:
+            pytest.fail("CMS_REQUIRE_BROWSER=1 but chromium or playwright is missing")
+        pytest.skip("chromium (Debian package) or playwright is not installed")
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def screenshot(page: Any, name: str) -> None:
+    folder = os.environ.get("CMS_UI_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+
+def test_the_home_page_lists_projects_and_the_usage_chart(
+    page: Any, ui_server: UiServer, memory: BuiltMemory
+) -> None:
+    page.goto(ui_server.url)
+    projects = page.locator("#projects").inner_text()
+    assert memory.project in projects and memory.other_project in projects
+    assert page.locator("#usage .bar").count() == 3
+    screenshot(page, "home")
+
+
+def test_a_project_page_shows_chats_rules_in_force_and_observations(
+    page: Any, ui_server: UiServer, memory: BuiltMemory
+) -> None:
+    page.goto(ui_server.url)
+    page.click(f"text={memory.project}")
+    chats = page.locator("#chats").inner_text()
+    assert "We decided to use PostgreSQL 16" in chats and "From now on, start function" in chats
+    rules = page.locator("#in-force").inner_text()
+    assert "'j_'" in rules and "replaced" in rules and "'e_'" in rules
+    assert page.locator("table.observations").count() >= 1
+    assert "Redis" not in page.content()  # another project's memory stays on its own page
+    screenshot(page, "project")
+
+
+def test_the_search_box_returns_stored_facts_verbatim(
+    page: Any, ui_server: UiServer, memory: BuiltMemory
+) -> None:
+    page.goto(ui_server.url)
+    page.click(f"text={memory.project}")
+    page.fill("#search input[name=q]", "root cause token refresh")
+    page.click("#search button")
+    page.wait_for_selector("#results")
+    texts = page.locator("#results td.hit").all_inner_texts()
+    answer = CHAT_A[1][1]
+    assert any(text in answer for text in texts if len(text) > 40), texts
+    assert "token=" in page.url and "q=root" in page.url
+    screenshot(page, "search")
+
+
+def test_a_chat_page_shows_the_map_tree_and_the_injections(
+    page: Any, ui_server: UiServer, memory: BuiltMemory
+) -> None:
+    page.goto(ui_server.url)
+    page.click(f"text={memory.project}")
+    page.click("text=We decided to use PostgreSQL 16")
+    assert page.locator("details.planet").count() >= 1
+    facts = page.locator("ul.facts li").all_inner_texts()
+    assert any("PostgreSQL 16" in fact for fact in facts)
+    assert page.locator("#injections tr").count() >= 2  # a heading row and one injection
+    replaced = page.locator("li.archived").all_inner_texts()  # chat B changed the 'e_' rule
+    assert any("'e_'" in fact and "superseded" in fact for fact in replaced), replaced
+    screenshot(page, "chat")
+
+
+def test_a_wrong_token_is_refused_in_the_browser(page: Any, ui_server: UiServer) -> None:
+    reply = page.goto(ui_server.url.replace(ui_server.token, "not-the-token"))
+    assert reply is not None and reply.status == 403
+    assert "Forbidden" in page.content() and "PostgreSQL" not in page.content()
