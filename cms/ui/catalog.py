@@ -25,6 +25,7 @@ from cms.observations.store import Observation
 from cms.project import Project, identify_project
 
 PROMPT_CACHE = "last-prompt.json"  # the chat's latest prompt, redacted (hooks/handlers.py)
+PER_KIND = 50  # newest observations listed per kind on a project page (search finds the rest)
 
 
 @dataclass(frozen=True)
@@ -204,8 +205,10 @@ def chat_view(session: str) -> ChatView | None:
 def _superseded_facts(info: ChatInfo) -> dict[str, str]:
     from cms.observations.facts import superseded_in_chat
 
-    project = find_project(info.project) if info.project else None
-    memory = open_memory(project) if project is not None else None
+    if not info.project:
+        return {}
+    has_store = os.path.isfile(paths.observations_db_str(info.project))
+    memory = open_memory(ProjectInfo(info.project, info.folder, [], has_store))
     if memory is None:
         return {}
     with memory:
@@ -220,39 +223,54 @@ class RuleInForce:
 
 @dataclass(frozen=True)
 class ProjectMemoryView:
-    """The project page's memory: live observations by kind, the rules in force with what they
-    replaced, and how many items are history."""
+    """The project page's memory: the newest live observations of each kind (and how many
+    there are), the rules in force with what they replaced, and how many items are history."""
 
     by_kind: dict[str, list[Observation]]
+    live: dict[str, int]  # live observations per kind
     in_force: list[RuleInForce]
     superseded: int
     archived: int
     facts: int
 
 
-def memory_view(memory: ProjectMemory) -> ProjectMemoryView:
+LIVE = "archived_at IS NULL AND superseded_by IS NULL"
+
+
+def memory_view(memory: ProjectMemory, per_kind: int = PER_KIND) -> ProjectMemoryView:
     from cms.observations.items import replaced_observations
     from cms.observations.recall import in_force
+    from cms.observations.store import COLUMNS, row_to_observation
 
-    by_kind: dict[str, list[Observation]] = {}
-    for obs in reversed(memory.store.list_observations()):  # newest first
-        by_kind.setdefault(obs.kind, []).append(obs)
-    rules = [
-        RuleInForce(found.observation, replaced_observations(memory.store, found.observation))
-        for found in in_force(memory.store, memory.scope)
-    ]
-
-    def counts(conn: Any) -> tuple[int, int, int]:
-        row = conn.execute(
+    def read(conn: Any) -> tuple[dict[str, int], dict[str, list[Observation]], tuple[int, ...]]:
+        live = dict(
+            conn.execute(f"SELECT kind, COUNT(*) FROM observations WHERE {LIVE} GROUP BY kind")
+        )
+        newest = {
+            kind: [
+                row_to_observation(r)
+                for r in conn.execute(
+                    f"SELECT {COLUMNS} FROM observations WHERE {LIVE} AND kind = ? "
+                    "ORDER BY updated_at DESC, id DESC LIMIT ?",
+                    (kind, per_kind),
+                )
+            ]
+            for kind in sorted(live)
+        }
+        history = conn.execute(
             "SELECT COUNT(superseded_by), COUNT(archived_at) FROM observations"
         ).fetchone()
         facts = conn.execute(
             "SELECT COUNT(*) FROM facts WHERE superseded_by IS NULL AND kind != ?", (PASSAGE,)
         ).fetchone()
-        return int(row[0]), int(row[1]), int(facts[0])
+        return live, newest, (int(history[0]), int(history[1]), int(facts[0]))
 
-    superseded, archived, facts = memory.store.read(counts)
-    return ProjectMemoryView(by_kind, rules, superseded, archived, facts)
+    live, newest, (superseded, archived, facts) = memory.store.read(read)
+    rules = [
+        RuleInForce(found.observation, replaced_observations(memory.store, found.observation))
+        for found in in_force(memory.store, memory.scope)
+    ]
+    return ProjectMemoryView(newest, live, rules, superseded, archived, facts)
 
 
 def usage_by_day(days: int = 30) -> list[dict[str, Any]]:

@@ -172,11 +172,18 @@ def _memory_sections(view: ProjectMemoryView, token: str) -> str:
         else "<p class=muted>No preference or decision in force yet.</p>"
     )
     kinds = "".join(
-        f"<h3>{escape(kind)} ({len(items)})</h3><table class=observations><tr><th>Id</th>"
-        "<th>Observation</th><th>Branch</th><th class=num>Importance</th><th>Updated</th></tr>"
+        f"<h3>{escape(kind)} ({view.live.get(kind, len(items))})</h3>"
+        + (
+            f"<p class=muted>The newest {len(items)} of {view.live[kind]}; search finds the "
+            "others.</p>"
+            if view.live.get(kind, 0) > len(items)
+            else ""
+        )
+        + "<table class=observations><tr><th>Id</th><th>Observation</th><th>Branch</th>"
+        "<th class=num>Importance</th><th>Updated</th></tr>"
         + "".join(_observation_row(o, now) for o in items)
         + "</table>"
-        for kind, items in sorted(view.by_kind.items())
+        for kind, items in view.by_kind.items()
     )
     return (
         f"<h2>In force</h2>{in_force}"

@@ -54,3 +54,16 @@ def test_an_unreadable_map_is_reported_not_raised(
     (folder / "map.json").write_text("{not json", encoding="utf-8")
     (chat,) = catalog.list_chats()
     assert chat.problem and chat.facts == 0
+
+
+def test_a_project_page_lists_the_newest_observations_of_each_kind_and_counts_them_all(
+    memory: BuiltMemory,
+) -> None:
+    project = catalog.find_project(memory.project)
+    assert project is not None
+    opened = catalog.open_memory(project)
+    assert opened is not None
+    with opened:
+        view = catalog.memory_view(opened, per_kind=1)
+    assert view.live["bugfix"] == 2 and len(view.by_kind["bugfix"]) == 1
+    assert all(len(items) == 1 for items in view.by_kind.values())
