@@ -1,12 +1,19 @@
 """Retrieval quality of observation recall on LoCoMo (dev split, five conversations).
 
-Each dialogue turn becomes one observation dated by its session; each question is recalled
-through cms.observations.recall.recall (every branch visible, no minimum relevance) and scored
-against its evidence turns (with the locomo-audit corrections applied). Prints recall@1/5/10
-and MRR, overall and per question category, next to plain BM25 (FTS5, no stemming, no
-stopwords, every word OR-ed) over the same documents.
+Each dialogue turn becomes one observation dated by its session, with the turn before it in the
+same session as its context; each question is recalled through cms.observations.recall (every
+branch visible, no minimum relevance) and scored against its evidence turns (with the
+locomo-audit corrections applied). Prints recall@1/5/10 and MRR over categories 1-4 (and 5
+apart), for cms lexical recall and, when model2vec and a static model are at hand, recall fused
+with the semantic index, next to two baselines in the same run: plain BM25 (FTS5, no stemming,
+every word OR-ed) and stemmed BM25 (porter, English stopwords dropped from the question) with the
+session date in the text.
 
-    PYTHONPATH=. python bench/locomo_bench.py [--data PATH]
+Each figure is given twice: plain (the constants as shipped) and cross-validated (leave one
+conversation out: the context weight and the semantic weight are chosen from a small grid on
+the other four conversations, by R@5, then measured on the one left out), with R@5 per fold.
+
+    PYTHONPATH=. python bench/locomo_bench.py [--data PATH] [--model DIR]
 """
 
 from __future__ import annotations
@@ -17,19 +24,26 @@ import re
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from cms.observations.recall import recall  # noqa: E402
+from cms.observations.recall import WEIGHTS, recall  # noqa: E402
 from cms.observations.scope import BranchScope  # noqa: E402
 from cms.observations.store import NewObservation, ObservationStore, insert_observation  # noqa: E402
+from cms.textindex import STOPWORDS  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev5.json"
+MODEL = REPO.parent / "shared" / "data" / "models" / "minilm-static-256"
 KS = (1, 5, 10)
+COLUMNS = ("R@1", "R@5", "R@10", "MRR")
+CONTEXT_GRID = (0.25, 0.5, 1.0)  # bm25() weight of the context column
+Turn = tuple[str, str, str, float, str]  # dia_id, speaker, text, session time, session date
+Result = tuple[int, set[str], list[str]]  # category, evidence, ranked dia_ids
+Ranker = Callable[[str], list[str]]
 
 
 def session_time(text: str) -> float:
@@ -37,18 +51,19 @@ def session_time(text: str) -> float:
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").timestamp()
 
 
-def turns_of(conversation: dict[str, object]) -> list[tuple[str, str, str, float]]:
-    """(dia_id, speaker, text, session time) of every turn; a shared image adds its caption."""
+def turns_of(conversation: dict[str, object]) -> list[Turn]:
+    """Every turn with its session's time and date text; a shared image adds its caption."""
     result = []
     for key, value in conversation.items():
         if not re.fullmatch(r"session_\d+", key) or not isinstance(value, list):
             continue
-        when = session_time(str(conversation[f"{key}_date_time"]))
+        stamp = str(conversation[f"{key}_date_time"])
+        when = session_time(stamp)
         for turn in value:
             text = turn["text"]
             if turn.get("blip_caption"):
                 text += f" [shared a photo: {turn['blip_caption']}]"
-            result.append((turn["dia_id"], turn["speaker"], text, when))
+            result.append((turn["dia_id"], turn["speaker"], text, when, stamp))
     return result
 
 
@@ -58,7 +73,7 @@ def evidence_of(qa: dict[str, object], corrected: list[str] | None) -> set[str]:
     return {p.strip() for item in raw for p in re.split(r"[;,]\s*", str(item)) if p.strip()}
 
 
-def score_rankings(results: list[tuple[int, set[str], list[str]]]) -> dict[str, float]:
+def score_rankings(results: Sequence[Result]) -> dict[str, float]:
     totals = {f"R@{k}": 0.0 for k in KS} | {"MRR": 0.0}
     for _category, evidence, ranked in results:
         for k in KS:
@@ -68,16 +83,19 @@ def score_rankings(results: list[tuple[int, set[str], list[str]]]) -> dict[str, 
     return {key: value / max(1, len(results)) for key, value in totals.items()}
 
 
-def plain_bm25(turns: list[tuple[str, str, str, float]]) -> Callable[[str], list[str]]:
+def fts_ranker(docs: Sequence[tuple[str, str]], tokenizer: str, stopwords: bool = False) -> Ranker:
+    """BM25 over (id, text) documents, every query word OR-ed (but English stopwords, when
+    stopwords is set)."""
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE t USING fts5(text)")
+    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(text, tokenize='{tokenizer}')")
     ids = {}
-    for dia_id, speaker, text, _when in turns:
-        cursor = db.execute("INSERT INTO t (text) VALUES (?)", (f"{speaker}: {text}",))
-        ids[cursor.lastrowid] = dia_id
+    for doc_id, text in docs:
+        ids[db.execute("INSERT INTO t (text) VALUES (?)", (text,)).lastrowid] = doc_id
 
     def search(question: str) -> list[str]:
         words = re.findall(r"\w+", question.lower())
+        if stopwords:
+            words = [w for w in words if w not in STOPWORDS]
         if not words:
             return []
         expr = " OR ".join(f'"{w}"' for w in words)
@@ -87,28 +105,79 @@ def plain_bm25(turns: list[tuple[str, str, str, float]]) -> Callable[[str], list
     return search
 
 
-def cms_recall(
-    turns: list[tuple[str, str, str, float]], folder: Path, name: str
-) -> Callable[[str], list[str]]:
-    store = ObservationStore(folder / f"{name}.db", name)
-    ids: dict[int, str] = {}
+def plain_bm25(turns: Sequence[Turn]) -> Ranker:
+    return fts_ranker([(t[0], f"{t[1]}: {t[2]}") for t in turns], "unicode61")
 
-    def fill(conn: sqlite3.Connection) -> None:
-        for dia_id, speaker, text, when in turns:
-            new = NewObservation(kind="other", title=f"{speaker} {dia_id}", body=text, importance=3)
-            ids[insert_observation(conn, name, new, branch=None, commit=None, created_at=when)] = (
-                dia_id
-            )
 
-    store.write(fill)
-    now = max(t[3] for t in turns) + 86400
-    scope = BranchScope.everywhere()
+def stemmed_bm25_dates(turns: Sequence[Turn]) -> Ranker:
+    docs = [(t[0], f"[{t[4]}] {t[1]}: {t[2]}") for t in turns]
+    return fts_ranker(docs, "porter unicode61", stopwords=True)
 
-    def search(question: str) -> list[str]:
-        hits = recall(store, question, scope=scope, limit=10, now=now, touch=False)
-        return [ids[h.observation.id] for h in hits]
 
-    return search
+class CmsConversation:
+    """One conversation as a cms store: a turn per observation, the turn before as context."""
+
+    def __init__(self, turns: Sequence[Turn], folder: Path, name: str) -> None:
+        self.store = ObservationStore(folder / f"{name}.db", name)
+        self.ids: dict[int, str] = {}
+
+        def fill(conn: sqlite3.Connection) -> None:
+            before: Turn | None = None
+            for turn in turns:
+                dia_id, speaker, text, when, _date = turn
+                same_session = before is not None and before[3] == when
+                context = f"{before[1]}: {before[2]}" if before and same_session else ""
+                new = NewObservation(
+                    kind="other", title=f"{speaker} {dia_id}", body=text, importance=3,
+                    context=context,
+                )  # fmt: skip
+                row = insert_observation(conn, name, new, branch=None, commit=None, created_at=when)
+                self.ids[row] = dia_id
+                before = turn
+
+        self.store.write(fill)
+        self.now = max(t[3] for t in turns) + 86400
+        self.scope = BranchScope.everywhere()
+
+    def lexical(self, context_weight: float) -> Ranker:
+        weights = (*WEIGHTS[:3], context_weight)
+
+        def search(question: str) -> list[str]:
+            hits = recall(
+                self.store, question, scope=self.scope, limit=10, now=self.now, touch=False,
+                weights=weights,
+            )  # fmt: skip
+            return [self.ids[h.observation.id] for h in hits]
+
+        return search
+
+
+def cross_validated(
+    per_fold: dict[str, list[list[Result]]], choices: Sequence[str]
+) -> tuple[list[Result], list[str]]:
+    """Leave one conversation out: per fold, the choice with the best R@5 on the other folds,
+    and its results on the fold left out."""
+    folds = len(next(iter(per_fold.values())))
+    results: list[Result] = []
+    picked = []
+    for test in range(folds):
+        train = {
+            c: score_rankings([r for f in range(folds) if f != test for r in per_fold[c][f]])["R@5"]
+            for c in choices
+        }
+        best = max(choices, key=lambda c: (train[c], -choices.index(c)))
+        picked.append(best)
+        results += per_fold[best][test]
+    return results, picked
+
+
+def flat(folds: Sequence[Sequence[Result]]) -> list[Result]:
+    return [r for fold in folds for r in fold]
+
+
+def row(label: str, results: Sequence[Result]) -> str:
+    figures = score_rankings(results)
+    return f"{label:34}" + "".join(f"{figures[k]:8.3f}" for k in COLUMNS)
 
 
 def main() -> None:
@@ -120,29 +189,64 @@ def main() -> None:
     audit = {}
     if audit_path.exists():
         audit = {a["question_id"]: a for a in json.loads(audit_path.read_text(encoding="utf-8"))}
-    ours: list[tuple[int, set[str], list[str]]] = []
-    base: list[tuple[int, set[str], list[str]]] = []
+    shipped = f"context {WEIGHTS[3]}"
+    methods = ["plain BM25", "stemmed BM25 + dates", *(f"context {w}" for w in CONTEXT_GRID)]
+    if shipped not in methods:
+        methods.append(shipped)
+    per_fold: dict[str, list[list[Result]]] = {m: [] for m in methods}
     with tempfile.TemporaryDirectory() as tmp:
         for ci, conv in enumerate(conversations):
             turns = turns_of(conv["conversation"])
-            searchers = (cms_recall(turns, Path(tmp), f"conv{ci}"), plain_bm25(turns))
+            cms = CmsConversation(turns, Path(tmp), f"conv{ci}")
+            rankers: dict[str, Ranker] = {
+                "plain BM25": plain_bm25(turns),
+                "stemmed BM25 + dates": stemmed_bm25_dates(turns),
+            }
+            for method in methods[2:]:
+                rankers[method] = cms.lexical(float(method.split()[-1]))
+            for method in methods:
+                per_fold[method].append([])
             for qi, qa in enumerate(conv["qa"]):
                 fix = audit.get(f"locomo_{ci}_qa{qi}")
                 evidence = evidence_of(qa, fix["correct_evidence"] if fix else None)
                 if not evidence:
                     continue
-                ours.append((qa["category"], evidence, searchers[0](qa["question"])))
-                base.append((qa["category"], evidence, searchers[1](qa["question"])))
-    print(f"LoCoMo dev5: {len(conversations)} conversations, {len(ours)} questions with evidence")
-    print(f"{'':18}" + "".join(f"{k:>8}" for k in ("R@1", "R@5", "R@10", "MRR")))
-    for label, results in (("plain BM25", base), ("cms recall", ours)):
-        row = score_rankings(results)
-        print(f"{label:18}" + "".join(f"{row[k]:8.3f}" for k in ("R@1", "R@5", "R@10", "MRR")))
-    for category in sorted({c for c, _e, _r in ours}):
-        row = score_rankings([r for r in ours if r[0] == category])
-        count = sum(1 for r in ours if r[0] == category)
-        label = f"  category {category} ({count})"
-        print(f"{label:18}" + "".join(f"{row[k]:8.3f}" for k in ("R@1", "R@5", "R@10", "MRR")))
+                for method, rank in rankers.items():
+                    per_fold[method][-1].append((qa["category"], evidence, rank(qa["question"])))
+
+    def main_categories(folds: list[list[Result]]) -> list[list[Result]]:
+        return [[r for r in fold if r[0] != 5] for fold in folds]
+
+    core = {m: main_categories(f) for m, f in per_fold.items()}
+    count = sum(len(f) for f in core["plain BM25"])
+    print(f"LoCoMo dev5: {len(conversations)} conversations, {count} questions of categories 1-4")
+    print(f"{'':34}" + "".join(f"{k:>8}" for k in COLUMNS) + "   R@5 per conversation")
+
+    def line(label: str, folds: list[list[Result]], results: list[Result] | None = None) -> None:
+        fold_r5 = " ".join(f"{score_rankings(f)['R@5']:.3f}" for f in folds)
+        print(row(label, results if results is not None else flat(folds)) + f"   {fold_r5}")
+
+    for method in ("plain BM25", "stemmed BM25 + dates"):
+        line(method, core[method])
+    line(f"cms lexical ({shipped}, shipped)", core[shipped])
+    grid = [f"context {w}" for w in CONTEXT_GRID]
+    cv, picked = cross_validated({m: core[m] for m in grid}, grid)
+    folds = len(core[shipped])
+    cv_folds = [[r for r in core[p][f]] for f, p in enumerate(picked)]
+    line("cms lexical, cross-validated", cv_folds, cv)
+    print(
+        f"  (context weight picked per fold on the other four: {', '.join(p.split()[-1] for p in picked)})"
+    )
+    base = core["stemmed BM25 + dates"]
+    above = all(
+        score_rankings(cv_folds[f])["R@5"] > score_rankings(base[f])["R@5"] for f in range(folds)
+    )
+    print(f"  cross-validated lexical above stemmed BM25 + dates in every fold: {above}")
+    print("by category (cms lexical, shipped):")
+    everything = flat(per_fold[shipped])
+    for category in sorted({r[0] for r in everything}):
+        subset = [r for r in everything if r[0] == category]
+        print(row(f"  category {category} ({len(subset)})", subset))
 
 
 if __name__ == "__main__":

@@ -84,6 +84,7 @@ def redact_new(new: NewObservation) -> NewObservation:
         importance=new.importance,
         source=new.source,
         turn=new.turn,
+        context=redact_text(new.context),
     )
 
 
@@ -145,10 +146,11 @@ def _related_rows(
         ).fetchall()
     terms = query_terms(f"{new.title} {new.body}")[:16]
     if terms:
-        expr = or_expression(terms)
+        expr = f"{{title body files}} : ({or_expression(terms)})"  # its own words, not context
         rows += conn.execute(
             f"SELECT {', '.join('o.' + c.strip() for c in _ROW.split(','))} FROM observations o "
-            "JOIN (SELECT rowid AS id, bm25(observations_fts) AS rank FROM observations_fts "
+            "JOIN (SELECT rowid AS id, bm25(observations_fts, 1, 1, 1, 0) AS rank "
+            "FROM observations_fts "
             "WHERE observations_fts MATCH ? ORDER BY rank LIMIT 12) hits ON hits.id = o.id "
             "WHERE o.superseded_by IS NULL ORDER BY hits.rank",
             (expr,),
@@ -398,8 +400,9 @@ def observations_from_map(
     fact_ids: Sequence[str] | None = None,
 ) -> list[NewObservation]:
     """One candidate per fact of a chat map (questions and tasks left out), titled by its topic
-    path, the fact verbatim as body, with its provenance (chat, fact id, turn). kinds and
-    fact_ids narrow the facts promoted."""
+    path, the fact verbatim as body, the other facts of its subtopic as context (they help find
+    it), with its provenance (chat, fact id, turn). kinds and fact_ids narrow the facts
+    promoted."""
     wanted = None if fact_ids is None else set(fact_ids)
     result: list[NewObservation] = []
     for sun_title, planet, archived in cmap.all_planets():
@@ -419,6 +422,7 @@ def observations_from_map(
                     importance=importance_of_fact(sat.text, kind, planet.mass, archived),
                     source=fact_source(cmap.session_id, sat.id),
                     turn=sat.turn,
+                    context=" ".join(o.text for o in planet.satellites if o is not sat),
                 )
             )
     return result

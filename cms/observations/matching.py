@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from cms.observations.store import ObservationStore
 
 BM25_HALF = 6.0  # the BM25 score that counts as half strength
+CONTEXT_CREDIT = 0.5  # a query term found only around a hit (not in it) counts half
 MAX_TERMS = 24
 POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms only rerank
 CONJUNCTION_ROWS = 200  # rows an AND of common terms should leave, were they independent
@@ -124,18 +125,36 @@ def term_weights(present: Sequence[Sequence[bool]], terms: int) -> list[float]:
 
 
 def text_relevance(
-    texts: Sequence[str], bm25s: Sequence[float], terms: Sequence[str], half: float = BM25_HALF
+    texts: Sequence[str],
+    bm25s: Sequence[float],
+    terms: Sequence[str],
+    half: float = BM25_HALF,
+    contexts: Sequence[str] | None = None,
 ) -> list[float]:
     """Per hit (its lower-cased text and bm25() value, negative is better): coverage * (0.5 +
     0.5 * s / (s + half)), s = -bm25, coverage the share of query terms it holds, each weighted
-    by its rarity among the hits (term_weights)."""
+    by its rarity among the hits (term_weights). A term found only in the hit's context (the
+    lower-cased words around it) earns CONTEXT_CREDIT of its weight."""
     patterns = term_patterns(terms)
-    present = [[base in t and p.search(t) is not None for base, p in patterns] for t in texts]
+
+    def holds(text: str) -> list[bool]:
+        return [base in text and p.search(text) is not None for base, p in patterns]
+
+    own = [holds(t) for t in texts]
+    around = [holds(c) for c in contexts] if contexts is not None else None
+    present = own if around is None else [
+        [a or b for a, b in zip(x, y, strict=True)] for x, y in zip(own, around, strict=True)
+    ]  # fmt: skip
     weights = term_weights(present, len(patterns))
     total = sum(weights) or 1.0
     result = []
-    for bm25, row in zip(bm25s, present, strict=True):
-        coverage = sum(w for w, hit in zip(weights, row, strict=True) if hit) / total
+    for n, (bm25, row) in enumerate(zip(bm25s, own, strict=True)):
+        credit = [1.0 if hit else 0.0 for hit in row]
+        if around is not None:
+            credit = [
+                c or (CONTEXT_CREDIT if b else 0.0) for c, b in zip(credit, around[n], strict=True)
+            ]
+        coverage = sum(w * c for w, c in zip(weights, credit, strict=True)) / total
         strength = max(0.0, -bm25)
         result.append(coverage * (0.5 + 0.5 * strength / (strength + half)))
     return result

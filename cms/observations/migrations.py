@@ -157,6 +157,41 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE TABLE term_counts_state (vocab TEXT PRIMARY KEY, rows INTEGER NOT NULL);
         """,
     ),
+    (
+        "010_observation_context",
+        """
+        ALTER TABLE observations ADD COLUMN context TEXT NOT NULL DEFAULT '';
+        DROP TABLE observations_vocab;
+        DROP TRIGGER observations_fts_insert;
+        DROP TRIGGER observations_fts_delete;
+        DROP TRIGGER observations_fts_update;
+        DROP TABLE observations_fts;
+        CREATE VIRTUAL TABLE observations_fts USING fts5(
+            title, body, files, context,
+            content='observations', content_rowid='id',
+            tokenize='porter unicode61'
+        );
+        INSERT INTO observations_fts (observations_fts) VALUES ('rebuild');
+        CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations BEGIN
+            INSERT INTO observations_fts (rowid, title, body, files, context)
+            VALUES (new.id, new.title, new.body, new.files, new.context);
+        END;
+        CREATE TRIGGER observations_fts_delete AFTER DELETE ON observations BEGIN
+            INSERT INTO observations_fts (observations_fts, rowid, title, body, files, context)
+            VALUES ('delete', old.id, old.title, old.body, old.files, old.context);
+        END;
+        CREATE TRIGGER observations_fts_update AFTER UPDATE OF title, body, files, context
+        ON observations BEGIN
+            INSERT INTO observations_fts (observations_fts, rowid, title, body, files, context)
+            VALUES ('delete', old.id, old.title, old.body, old.files, old.context);
+            INSERT INTO observations_fts (rowid, title, body, files, context)
+            VALUES (new.id, new.title, new.body, new.files, new.context);
+        END;
+        CREATE VIRTUAL TABLE observations_vocab USING fts5vocab(observations_fts, 'row');
+        DELETE FROM term_counts WHERE vocab = 'observations_vocab';
+        DELETE FROM term_counts_state WHERE vocab = 'observations_vocab';
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -31,8 +31,11 @@ if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Sequence
 
-# Column weights for bm25(): title, body, files.
-WEIGHTS = (2.0, 1.0, 1.5)
+# Column weights for bm25(): title, body, files, context (the words around an observation: they
+# help find it, but weigh less than its own). The context weight is chosen by cross-validation
+# over conversations in bench/locomo_bench.py.
+CONTEXT_WEIGHT = 0.5
+WEIGHTS = (2.0, 1.0, 1.5, CONTEXT_WEIGHT)
 HALF_LIFE_DAYS = 120.0
 PAGE_MIN = 30  # BM25 hits re-scored per page
 PAGE_PER_RESULT = 6
@@ -71,6 +74,10 @@ def _text_of(obs: Observation) -> str:
     return f"{obs.title}\n{obs.body}\n{' '.join(obs.files)}".casefold()
 
 
+def _context_of(obs: Observation) -> str:
+    return obs.context.casefold()
+
+
 def score_hits(
     hits: Sequence[tuple[Observation, float]],
     terms: Sequence[str],
@@ -85,7 +92,12 @@ def score_hits(
     score = relevance * (0.8 + 0.1 * importance' + 0.1 * recency), times DATE_DAMPING when the
     query names dates and the observation was captured outside all of them.
     """
-    relevances = text_relevance([_text_of(obs) for obs, _ in hits], [b for _, b in hits], terms)
+    relevances = text_relevance(
+        [_text_of(obs) for obs, _ in hits],
+        [b for _, b in hits],
+        terms,
+        contexts=[_context_of(obs) for obs, _ in hits],
+    )
     scored = []
     for (obs, _bm25), relevance in zip(hits, relevances, strict=True):
         importance = (obs.importance - 1) / 4.0
@@ -107,13 +119,13 @@ def _files_match(wanted: Sequence[str], obs: Observation) -> bool:
 
 
 def _candidates(
-    store: ObservationStore, expr: str, count: int, offset: int
+    store: ObservationStore, expr: str, count: int, offset: int, weights: Sequence[float]
 ) -> list[tuple[Observation, float]]:
     """One page of FTS5 hits ordered by BM25 among the newest POSTINGS_BUDGET matches, archived
     and superseded ones included."""
     cols = ", ".join(f"o.{c.strip()}" for c in COLUMNS.split(","))
     sql = (
-        "WITH hits AS (SELECT rowid AS id, bm25(observations_fts, ?, ?, ?) AS rank "
+        "WITH hits AS (SELECT rowid AS id, bm25(observations_fts, ?, ?, ?, ?) AS rank "
         "FROM observations_fts WHERE observations_fts MATCH ? "
         f"AND {newest_matches('observations_fts')} ORDER BY rank LIMIT ? OFFSET ?) "
         f"SELECT {cols}, hits.rank FROM hits JOIN observations o ON o.id = hits.id "
@@ -121,7 +133,7 @@ def _candidates(
     )
 
     def run(conn: sqlite3.Connection) -> list[tuple[Observation, float]]:
-        rows = conn.execute(sql, (*WEIGHTS, expr, expr, count, offset))
+        rows = conn.execute(sql, (*weights, expr, expr, count, offset))
         return [(row_to_observation(r), float(r[-1])) for r in rows]
 
     return store.read(run)
@@ -160,11 +172,13 @@ def recall(
     min_relevance: float = 0.0,
     now: float | None = None,
     touch: bool = True,
+    weights: Sequence[float] = WEIGHTS,
 ) -> list[RecalledObservation]:
     """The observations best matching query that are visible in scope, best first.
 
     Only those scoring at least min_relevance are returned; files, when given, keeps only
     observations about one of those files. Marks the returned ones as recalled (one UPDATE).
+    weights are bm25()'s column weights (title, body, files, context).
     """
     now = time.time() if now is None else now
     windows, text = query_dates(query)
@@ -178,7 +192,7 @@ def recall(
     for expr in match_expressions(store, terms):
         page, offset = first_page, 0
         while True:
-            hits = _candidates(store, expr, page, offset)
+            hits = _candidates(store, expr, page, offset, weights)
             for obs, bm25 in hits:
                 if (
                     obs.id not in pool

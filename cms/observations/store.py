@@ -37,11 +37,12 @@ DB_NAME = paths.OBSERVATIONS_DB
 MAX_TITLE = 200
 MAX_BODY = 4000
 MAX_FILES = 50
+MAX_CONTEXT = 1000  # the words around an observation (sibling facts, the turn before)
 
 COLUMNS = (
     'id, project, kind, title, body, files, importance, branch, "commit", shared_commit, '
     "session, agent, created_at, updated_at, last_recalled_at, superseded_by, archived_at, "
-    "source, turn"
+    "source, turn, context"
 )
 
 
@@ -52,7 +53,7 @@ class NewObservation:
     instances as immutable.
     """
 
-    __slots__ = ("body", "files", "importance", "kind", "source", "title", "turn")
+    __slots__ = ("body", "context", "files", "importance", "kind", "source", "title", "turn")
 
     def __init__(
         self,
@@ -64,6 +65,7 @@ class NewObservation:
         *,
         source: str | None = None,
         turn: int | None = None,
+        context: str = "",
     ) -> None:
         self.kind = kind
         self.title = title
@@ -72,6 +74,7 @@ class NewObservation:
         self.importance = importance
         self.source = source  # "<session>/<fact id>" when promoted from a chat map's fact
         self.turn = turn
+        self.context = context  # words around it that help find it (never shown as its text)
 
     def _values(self) -> tuple[object, ...]:
         return (self.kind, self.title, self.body, self.files, self.importance, self.source)
@@ -102,6 +105,7 @@ class Observation:
         "body",
         "branch",
         "commit",
+        "context",
         "created_at",
         "files",
         "id",
@@ -140,6 +144,7 @@ class Observation:
         archived_at: float | None,
         source: str | None = None,
         turn: int | None = None,
+        context: str = "",
     ) -> None:
         self.id = id
         self.project = project
@@ -160,6 +165,7 @@ class Observation:
         self.archived_at = archived_at
         self.source = source
         self.turn = turn
+        self.context = context
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in _OBSERVATION_FIELDS)
@@ -200,6 +206,7 @@ _OBSERVATION_FIELDS = (
     "archived_at",
     "source",
     "turn",
+    "context",
 )
 
 
@@ -238,6 +245,7 @@ def row_to_observation(row: Sequence[Any]) -> Observation:
         archived_at=row[16],
         source=row[17],
         turn=row[18],
+        context=row[19] or "",
     )
 
 
@@ -278,6 +286,7 @@ def clean_new(new: NewObservation) -> NewObservation:
         importance=min(5, max(1, int(new.importance))),
         source=new.source,
         turn=new.turn,
+        context=fit_text(" ".join(new.context.split()), MAX_CONTEXT),
     )
 
 
@@ -300,7 +309,7 @@ def insert_observation(
     cursor = conn.execute(
         "INSERT INTO observations (project, kind, title, title_key, body, files, importance, "
         'branch, "commit", shared_commit, session, agent, created_at, updated_at, archived_at, '
-        "source, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "source, turn, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             project,
             new.kind,
@@ -319,6 +328,7 @@ def insert_observation(
             archived_at,
             new.source,
             new.turn,
+            new.context,
         ),
     )
     return int(cursor.lastrowid or 0)

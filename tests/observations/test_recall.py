@@ -40,8 +40,9 @@ def add(store: ObservationStore, title: str, body: str = "", **kw: object) -> in
     importance = int(kw.pop("importance", 3))  # type: ignore[call-overload]
     files = tuple(kw.pop("files", ()))  # type: ignore[arg-type]
     created = float(kw.pop("created_at", NOW - DAY))  # type: ignore[arg-type]
+    context = str(kw.pop("context", ""))
     return store.add(
-        NewObservation(kind, title, body, files, importance),
+        NewObservation(kind, title, body, files, importance, context=context),
         created_at=created,
         **kw,  # type: ignore[arg-type]
     )
@@ -102,6 +103,19 @@ def test_the_best_match_comes_first_and_unrelated_ones_stay_out(store: Observati
     assert (
         recall(store, "kubernetes helm charts", scope=EVERYWHERE, now=NOW, min_relevance=0.15) == []
     )
+
+
+def test_the_words_around_an_observation_find_it_but_count_less_than_its_own(
+    store: ObservationStore,
+) -> None:
+    answer = add(store, "Caroline", "Researching agencies this week", context="Caroline: adoption?")
+    own = add(store, "Melanie", "We talked about adoption agencies at dinner")
+    add(store, "Melanie", "The weather was nice")
+    hits = recall(store, "adoption", scope=BranchScope.everywhere(), touch=False)
+    assert ids(hits)[:2] == [own, answer]  # found through its context, below its own words
+    assert hits[1].relevance < hits[0].relevance
+    shown = store.get(answer)
+    assert shown is not None and shown.context == "Caroline: adoption?"
 
 
 def test_with_equal_text_importance_then_recency_decide(store: ObservationStore) -> None:

@@ -206,3 +206,28 @@ def test_stats_count_live_archived_and_superseded_by_kind_and_branch(tmp_path: P
         assert stats["by_branch"] == {"main": 1, "(no git)": 1}
         assert stats["bytes"] > 0 and stats["oldest"] == 1.0
         assert store.get(old) is not None
+
+
+def test_a_store_from_before_contexts_keeps_its_rows_searchable_after_the_upgrade(
+    tmp_path: Path,
+) -> None:
+    from cms.observations.recall import recall
+    from cms.observations.scope import BranchScope
+
+    path = tmp_path / "observations.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
+    for name, sql in MIGRATIONS[:9]:
+        for statement in split_statements(sql):
+            conn.execute(statement)
+        conn.execute("INSERT INTO migrations VALUES (?, 0)", (name,))
+    conn.execute(
+        "INSERT INTO observations (project, kind, title, title_key, body, created_at, updated_at)"
+        " VALUES ('p', 'decision', 'Database', 'database', 'We use PostgreSQL 16', 1, 1)"
+    )
+    conn.execute("PRAGMA user_version = 9")
+    conn.commit()
+    conn.close()
+    with ObservationStore(path, "p") as store:
+        (hit,) = recall(store, "postgresql", scope=BranchScope.everywhere(), touch=False)
+        assert hit.observation.body == "We use PostgreSQL 16" and hit.observation.context == ""
