@@ -884,8 +884,9 @@ def registered_mcp(agent: str, path: Path) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- the environment
 
 
-def create_venv(venv: Path, package: Path, editable: bool) -> Path:
-    """Create (or reuse) the virtual environment and pip-install the package; returns its cms."""
+def create_venv(venv: Path, package: Path, editable: bool, extras: str = "") -> Path:
+    """Create (or reuse) the virtual environment and pip-install the package (with extras, such
+    as "[semantic]"); returns its cms."""
     python = venv_python(venv)
     if not python.exists():
         if venv.exists() and any(venv.iterdir()) and not (venv / "pyvenv.cfg").exists():
@@ -895,12 +896,12 @@ def create_venv(venv: Path, package: Path, editable: bool) -> Path:
     print(f"cms: installing {package} into {venv} (pip; this can take a minute)")
     command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     if editable:
-        _run_step([*command, "-e", str(package)], "pip install")
+        _run_step([*command, "-e", f"{package}{extras}"], "pip install")
     else:  # build from a clean copy: an in-tree build/ folder can carry stale modules
         with tempfile.TemporaryDirectory(prefix="cms-build-") as scratch:
             source = Path(scratch) / "cms-source"
             shutil.copytree(package, source, ignore=_not_source)
-            _run_step([*command, "--upgrade", str(source)], "pip install")
+            _run_step([*command, "--upgrade", f"{source}{extras}"], "pip install")
     cms = venv_cms(venv)
     if not cms.exists():
         raise InstallError(f"pip finished but {cms} does not exist")
@@ -1180,7 +1181,12 @@ def install(args: argparse.Namespace) -> int:
             )
         return EXIT_OK
     if not (args.cms or args.skip_venv):
-        cms = create_venv(Path(os.path.abspath(os.path.expanduser(args.venv))), HERE, args.editable)
+        cms = create_venv(
+            Path(os.path.abspath(os.path.expanduser(args.venv))),
+            HERE,
+            args.editable,
+            "[semantic]" if args.semantic else "",
+        )
     elif not _is_executable(cms):
         raise InstallError(f"{cms} is not an executable file")
     change = plan_change(path, lambda data: merge_entries(data, groups))  # re-read after pip
@@ -1204,6 +1210,8 @@ def install(args: argparse.Namespace) -> int:
             f"cms: memory is active for {AGENT_NAMES[agent]} ({', '.join(events)} in "
             f"{display_path(path)}; data in {display_path(home)})"
         )
+        if getattr(args, "semantic", False):
+            print(f"cms: semantic search installed; fetch its model once: {cms} semantic download")
         return EXIT_OK
     print(
         f"cms: WARNING: hooks are installed but the self-check failed: {why}. "
@@ -1286,6 +1294,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--venv", default=str(HERE / ".venv"), help="default: .venv beside install.py"
     )
     parser.add_argument("--editable", action="store_true", help="pip install -e (for development)")
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="also install the semantic search extra (model2vec, numpy); then run "
+        "`cms semantic download` once",
+    )
     parser.add_argument("--skip-venv", action="store_true", help="use the `cms` found on PATH")
     parser.add_argument("--cms", metavar="PATH", help="use this cms executable (no venv, no pip)")
     parser.add_argument("--status", action="store_true", help="show what is installed and exit")

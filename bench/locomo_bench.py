@@ -19,6 +19,7 @@ the other four conversations, by R@5, then measured on the one left out), with R
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sqlite3
@@ -27,10 +28,12 @@ import tempfile
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from cms.config import SemanticConfig  # noqa: E402
 from cms.observations.recall import WEIGHTS, recall  # noqa: E402
 from cms.observations.scope import BranchScope  # noqa: E402
 from cms.observations.store import NewObservation, ObservationStore, insert_observation  # noqa: E402
@@ -41,6 +44,7 @@ MODEL = REPO.parent / "shared" / "data" / "models" / "minilm-static-256"
 KS = (1, 5, 10)
 COLUMNS = ("R@1", "R@5", "R@10", "MRR")
 CONTEXT_GRID = (0.25, 0.5, 1.0)  # bm25() weight of the context column
+SEMANTIC_GRID = (0.25, 0.5, 1.0)  # weight of the cosine against the best lexical score
 Turn = tuple[str, str, str, float, str]  # dia_id, speaker, text, session time, session date
 Result = tuple[int, set[str], list[str]]  # category, evidence, ranked dia_ids
 Ranker = Callable[[str], list[str]]
@@ -139,6 +143,27 @@ class CmsConversation:
         self.now = max(t[3] for t in turns) + 86400
         self.scope = BranchScope.everywhere()
 
+    def add_vectors(self, embedder: Any) -> None:
+        from cms.semantic import query_similarities, update_vectors
+
+        update_vectors(self.store, embedder)
+        self.similar = functools.lru_cache(maxsize=None)(
+            lambda question: query_similarities(self.store, embedder, question)
+        )
+
+    def fused(self, context_weight: float, semantic_weight: float) -> Ranker:
+        weights = (*WEIGHTS[:3], context_weight)
+
+        def search(question: str) -> list[str]:
+            hits = recall(
+                self.store, question, scope=self.scope, limit=10, now=self.now, touch=False,
+                weights=weights, similarities=self.similar(question),
+                semantic_weight=semantic_weight,
+            )  # fmt: skip
+            return [self.ids[h.observation.id] for h in hits]
+
+        return search
+
     def lexical(self, context_weight: float) -> Ranker:
         weights = (*WEIGHTS[:3], context_weight)
 
@@ -150,6 +175,18 @@ class CmsConversation:
             return [self.ids[h.observation.id] for h in hits]
 
         return search
+
+
+def load_model(folder: Path) -> Any:
+    """The static model for the fused figures, or None (with the reason) when unavailable."""
+    try:
+        from cms.semantic.model import Embedder
+    except ImportError as exc:
+        print(f"semantic: {exc}; fused figures skipped")
+        return None
+    if not folder.is_dir():
+        return None
+    return Embedder(str(folder))
 
 
 def cross_validated(
@@ -183,7 +220,9 @@ def row(label: str, results: Sequence[Result]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--model", type=Path, default=MODEL, help="a static model2vec folder")
     args = parser.parse_args()
+    embedder = load_model(args.model)
     conversations = json.loads(args.data.read_text(encoding="utf-8"))
     audit_path = args.data.with_name("locomo_audit_errors.json")
     audit = {}
@@ -193,6 +232,10 @@ def main() -> None:
     methods = ["plain BM25", "stemmed BM25 + dates", *(f"context {w}" for w in CONTEXT_GRID)]
     if shipped not in methods:
         methods.append(shipped)
+    fused_shipped = f"fused {WEIGHTS[3]} {SemanticConfig.weight}"
+    fused_grid = [f"fused {c} {w}" for c in CONTEXT_GRID for w in SEMANTIC_GRID]
+    if embedder is not None:
+        methods += fused_grid + ([fused_shipped] if fused_shipped not in fused_grid else [])
     per_fold: dict[str, list[list[Result]]] = {m: [] for m in methods}
     with tempfile.TemporaryDirectory() as tmp:
         for ci, conv in enumerate(conversations):
@@ -202,8 +245,14 @@ def main() -> None:
                 "plain BM25": plain_bm25(turns),
                 "stemmed BM25 + dates": stemmed_bm25_dates(turns),
             }
+            if embedder is not None:
+                cms.add_vectors(embedder)
             for method in methods[2:]:
-                rankers[method] = cms.lexical(float(method.split()[-1]))
+                words = method.split()
+                if words[0] == "fused":
+                    rankers[method] = cms.fused(float(words[1]), float(words[2]))
+                else:
+                    rankers[method] = cms.lexical(float(words[-1]))
             for method in methods:
                 per_fold[method].append([])
             for qi, qa in enumerate(conv["qa"]):
@@ -232,7 +281,7 @@ def main() -> None:
     grid = [f"context {w}" for w in CONTEXT_GRID]
     cv, picked = cross_validated({m: core[m] for m in grid}, grid)
     folds = len(core[shipped])
-    cv_folds = [[r for r in core[p][f]] for f, p in enumerate(picked)]
+    cv_folds = [core[p][f] for f, p in enumerate(picked)]
     line("cms lexical, cross-validated", cv_folds, cv)
     print(
         f"  (context weight picked per fold on the other four: {', '.join(p.split()[-1] for p in picked)})"
@@ -242,6 +291,20 @@ def main() -> None:
         score_rankings(cv_folds[f])["R@5"] > score_rankings(base[f])["R@5"] for f in range(folds)
     )
     print(f"  cross-validated lexical above stemmed BM25 + dates in every fold: {above}")
+    if embedder is not None:
+        line(f"cms fused ({fused_shipped.split(' ', 1)[1]}, shipped)", core[fused_shipped])
+        fcv, fpicked = cross_validated({m: core[m] for m in fused_grid}, fused_grid)
+        fcv_folds = [core[p][f] for f, p in enumerate(fpicked)]
+        line("cms fused, cross-validated", fcv_folds, fcv)
+        chosen = ", ".join("/".join(p.split()[1:]) for p in fpicked)
+        print(f"  (context/semantic weights picked per fold on the other four: {chosen})")
+        above = all(
+            score_rankings(fcv_folds[f])["R@5"] > score_rankings(base[f])["R@5"]
+            for f in range(folds)
+        )
+        print(f"  cross-validated fused above stemmed BM25 + dates in every fold: {above}")
+    else:
+        print(f"  fused: skipped (model2vec or the model at {args.model} is missing)")
     print("by category (cms lexical, shipped):")
     everything = flat(per_fold[shipped])
     for category in sorted({r[0] for r in everything}):

@@ -88,6 +88,12 @@ class ObservationsConfig(_Section):
     stale_max_importance: int = 2
 
 
+class SemanticConfig(_Section):
+    mode: str = "auto"
+    model: str = ""
+    weight: float = 0.5
+
+
 class LogConfig(_Section):
     max_bytes: int = 1_000_000
     backups: int = 3
@@ -100,6 +106,7 @@ class Config(_Section):
     provider: ProviderConfig
     worker: WorkerConfig
     observations: ObservationsConfig
+    semantic: SemanticConfig
     log: LogConfig
     source: str = ""
     warnings: tuple[str, ...] = ()
@@ -116,6 +123,7 @@ _SECTIONS: dict[str, type[_Section]] = {
     "provider": ProviderConfig,
     "worker": WorkerConfig,
     "observations": ObservationsConfig,
+    "semantic": SemanticConfig,
     "log": LogConfig,
 }
 
@@ -136,6 +144,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "observations.min_relevance": (0, 1),
     "observations.stale_after_days": (1, 100_000),
     "observations.stale_max_importance": (1, 5),
+    "semantic.weight": (0, 10),
     "log.max_bytes": (10_000, 10**10),
     "log.backups": (0, 50),
 }
@@ -143,6 +152,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "provider.mode": PROVIDER_MODES,
     "provider.search_selector": ("auto", "model", "local"),
     "log.level": ("debug", "info", "warning", "error"),
+    "semantic.mode": ("auto", "on", "off"),
 }
 
 

@@ -35,6 +35,7 @@ from cms.observations.revisions import supersede_observation, update_observation
 from cms.observations.store import NewObservation
 from cms.project import identify_project
 from cms.search import FactHit, Selector, all_facts, search_local, search_with_selector
+from cms.semantic import similarities_for
 
 P = ParamSpec("P")
 
@@ -245,6 +246,8 @@ class MemoryTools:
                 files=files or None,
                 min_relevance=self.config.observations.min_relevance,
                 now=now,
+                similarities=similarities_for(self.config, memory.store, query, None),
+                semantic_weight=self.config.semantic.weight,
             )
             data = {
                 "project": memory.project.id,

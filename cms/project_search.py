@@ -19,12 +19,13 @@ from cms.observations.recall import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Mapping
 
     from cms.observations.access import ProjectMemory
 
 CURRENT_CHAT_SHARE = 0.5  # the given chat's hits go first when at least this share of the best
 RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be done
+SEMANTIC_POOL_PER_RESULT = 2  # items nearest the query considered per result asked for
 
 
 class MemoryHit:
@@ -41,6 +42,7 @@ class MemoryHit:
         "text",
         "turn",
         "updated_at",
+        "vector",
     )
 
     def __init__(
@@ -55,8 +57,10 @@ class MemoryHit:
         turn: int | None = None,
         is_passage: bool = False,
         kind: str = "",
+        vector: str = "",
     ) -> None:
         self.id = id
+        self.vector = vector  # its key in the semantic index (F<row>, O<id>; "" for none)
         self.kind = kind  # the fact's or observation's kind ("" when unknown)
         self.turn = turn
         self.is_passage = is_passage  # the chat's own words, not an extracted fact
@@ -103,7 +107,7 @@ def fact_hit(match: FactMatch) -> MemoryHit:
     source = fact_source(fact.session, fact.fact_id)
     return MemoryHit(
         fact.key, label, fact.text, fact.session, fact.updated_at, match.relevance, source,
-        turn=fact.turn, is_passage=passage, kind=fact.kind,
+        turn=fact.turn, is_passage=passage, kind=fact.kind, vector=f"F{fact.id}",
     )  # fmt: skip
 
 
@@ -112,7 +116,7 @@ def observation_hit(found: RecalledObservation) -> MemoryHit:
     text = observation_text(obs)
     return MemoryHit(
         f"O{obs.id}", obs.kind, text, obs.session, obs.updated_at, found.relevance, obs.source,
-        kind=obs.kind,
+        kind=obs.kind, vector=f"O{obs.id}",
     )  # fmt: skip
 
 
@@ -159,6 +163,55 @@ def index_holds_map(memory: ProjectMemory, session: str) -> bool:
     return digest is None or digest == indexed_digest(memory.store, session)
 
 
+def fuse_hits(
+    memory: ProjectMemory,
+    hits: list[MemoryHit],
+    similarities: Mapping[str, float],
+    weight: float,
+    k: int,
+    *,
+    skip_session: str | None = None,
+) -> list[MemoryHit]:
+    """The lexical hits rescored with the semantic index, plus the live items nearest the query
+    that lexical search missed (facts of skip_session and superseded items left out)."""
+    import heapq
+
+    from cms.observations.facts import fact_by_id
+    from cms.observations.recall import RecalledObservation
+
+    top = max((h.relevance for h in hits), default=0.0) or 1.0
+    for hit in hits:
+        hit.relevance = (hit.relevance / top + weight * similarities.get(hit.vector, 0.0)) / (
+            1 + weight
+        )
+    present = {h.vector for h in hits} | {h.source for h in hits if h.source}
+    nearest = heapq.nlargest(
+        SEMANTIC_POOL_PER_RESULT * k,
+        ((c, key) for key, c in similarities.items() if key not in present),
+    )
+    added: list[MemoryHit] = []
+    for cos, key in nearest:
+        relevance = weight * max(0.0, cos) / (1 + weight)
+        if key[:1] == "F":
+            fact = fact_by_id(memory.store, int(key[1:]))
+            if fact is None or fact.superseded_by is not None or fact.session == skip_session:
+                continue
+            hit = fact_hit(FactMatch(fact, relevance))
+        else:
+            obs = memory.store.get(int(key[1:]))
+            if obs is None or obs.superseded_by is not None or obs.archived_at is not None:
+                continue
+            why = memory.scope.visibility(obs.branch, obs.commit, obs.shared_commit)
+            if why is None or (obs.source and obs.source in present):
+                continue
+            hit = observation_hit(RecalledObservation(obs, relevance, relevance, why))
+        if hit.source and hit.source in present:
+            continue
+        present.add(hit.vector)
+        added.append(hit)
+    return hits + added
+
+
 def _without_repeated_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
     """Drop a passage that says what a fact of the same chat and turn already says."""
     from cms.observations.subject import relation
@@ -182,13 +235,18 @@ def search_project(
     session: str | None = None,
     passages: bool = True,
     other_than: str | None = None,
+    similarities: Mapping[str, float] | None = None,
+    semantic_weight: float = 0.5,
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best (its
     facts before its passages). Facts come from the project's index, the given chat's from its
     map while the index does not hold that map as it is on disk (not yet synced);
     `other_than` leaves a chat's facts out (the caller's own, which its map already shows);
-    passages=False leaves the chats' passages out (the prompt hook injects items only)."""
+    passages=False leaves the chats' passages out (the prompt hook injects items only).
+    similarities (the query's cosine with each item of the semantic index, by key) fuse it in
+    by score: (relevance / best relevance + weight x cosine) / (1 + weight), the items nearest
+    the query joining the lexical ones (fuse_hits)."""
     from cms.observations.wording import rule_query
 
     text, asks_rule = rule_query(query)
@@ -213,6 +271,8 @@ def search_project(
     found = recall(memory.store, text, scope=memory.scope, limit=2 * k, touch=False)
     observations = [observation_hit(r) for r in found]
     hits = facts + [h for h in observations if not h.source or h.source not in shown]
+    if similarities:
+        hits = fuse_hits(memory, hits, similarities, semantic_weight, k, skip_session=skip)
     if asks_rule:  # "what prefix should I use ...": the rules in force first
         for hit in hits:
             if hit.kind in STANDING_KINDS:

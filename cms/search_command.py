@@ -107,10 +107,22 @@ def _select_hits(
     from cms.providers.select import make_search_selector
 
     project = memory.project.id if memory is not None else ""
+    similar: dict[str, float] | None = None
+    if memory is not None and config.semantic.mode != "off":
+        from cms.semantic import print_notice, similarities_for
+
+        similar = similarities_for(config, memory.store, query, print_notice)
+    weight = config.semantic.weight
     selector = make_search_selector(config, project=project)
     if selector is None:
-        return search_project(memory, query, k=k, session=session), "local"
-    pool = search_project(memory, query, k=max(k, MODEL_POOL), session=session)
+        hits = search_project(
+            memory, query, k=k, session=session, similarities=similar, semantic_weight=weight
+        )
+        return hits, "local"
+    pool = search_project(
+        memory, query, k=max(k, MODEL_POOL), session=session, similarities=similar,
+        semantic_weight=weight,
+    )  # fmt: skip
     lines = [f"{n}. [{h.label}] {h.text}" for n, h in enumerate(pool, start=1)]
     try:
         picked = selector(query, lines, k) if pool else []

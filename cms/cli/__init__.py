@@ -21,6 +21,7 @@ def build_app() -> typer.Typer:
         mcp_command,
         memory_commands,
         project_commands,
+        semantic_command,
         ui_command,
     )
 
@@ -38,6 +39,7 @@ def build_app() -> typer.Typer:
         mcp_command,
         memory_commands,
         project_commands,
+        semantic_command,
         ui_command,
     ):
         module.register(app)

@@ -78,10 +78,23 @@ def collect_report() -> tuple[dict[str, Any], bool]:
         "cms_disable": bool(os.environ.get("CMS_DISABLE")),
         "prompts": {name: prompt_source(name, config) for name in PROMPT_NAMES},
         "budget": usage,
+        "semantic": _semantic_state(config),
         "log": str(paths.log_path()),
         "last_error": last_error(),
     }
     return report, healthy
+
+
+def _semantic_state(config: Config) -> dict[str, Any]:
+    from cms.semantic import model_folder, unavailable_reason
+
+    reason = unavailable_reason(config)
+    return {
+        "mode": config.semantic.mode,
+        "model": model_folder(config),
+        "usable": reason is None,
+        "reason": reason,
+    }
 
 
 def _print_text(report: dict[str, Any]) -> None:
@@ -113,6 +126,9 @@ def _print_text(report: dict[str, Any]) -> None:
         )
     elif budget:
         print(f"budget:     unlimited ({budget['spent_today']} tokens today)")
+    semantic = report["semantic"]
+    state = f"on, model {semantic['model']}" if semantic["usable"] else f"off: {semantic['reason']}"
+    print(f"semantic:   {state}")
     print(f"log:        {report['log']}")
     print(f"last error: {report['last_error'] or 'none'}")
 

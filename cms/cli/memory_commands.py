@@ -70,12 +70,13 @@ def recall_command(
 ) -> None:
     """Print the stored observations relevant to QUERY that are visible on this branch."""
     kinds = [_check_kind(k) for k in kind or []]
-    floor = (
-        load_command_config().observations.min_relevance if min_relevance is None else min_relevance
-    )
+    config = load_command_config()
+    floor = config.observations.min_relevance if min_relevance is None else min_relevance
     memory = _memory(cwd, create=False)
     hits: list[RecalledObservation] = []
     if memory is not None:
+        from cms.semantic import print_notice, similarities_for
+
         with memory:
             hits = recall(
                 memory.store,
@@ -84,6 +85,8 @@ def recall_command(
                 limit=limit,
                 kinds=kinds or None,
                 min_relevance=floor,
+                similarities=similarities_for(config, memory.store, query, print_notice),
+                semantic_weight=config.semantic.weight,
             )
             branch = memory.scope.branch
     now = time.time()

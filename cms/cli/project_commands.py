@@ -76,7 +76,8 @@ def get(
 
 @config_checked
 def reindex(cwd: CwdOpt = None) -> None:
-    """Rebuild this project's fact index from every chat map of the project."""
+    """Rebuild this project's indexes: facts from every chat map of the project, the
+    observations' text index, and the semantic vectors when that index is installed."""
     from cms.chats import chat_maps
     from cms.map.store import load_map
     from cms.observations.chatsync import rebuild_fact_index
@@ -93,8 +94,24 @@ def reindex(cwd: CwdOpt = None) -> None:
             if cmap.project == memory.project.id:
                 maps.append(cmap)
         count = rebuild_fact_index(memory, maps)
+        vectors = _rebuild_vectors(memory)
     took = time.monotonic() - started
     print(f"indexed {count} facts from {len(maps)} chats of {memory.project.id} in {took:.1f}s")
+    if vectors is not None:
+        print(f"semantic index: {vectors} vectors computed")
+
+
+def _rebuild_vectors(memory: ProjectMemory) -> int | None:
+    """Every vector computed again when the semantic index is usable (None when it is not)."""
+    from cms.console import load_command_config
+    from cms.observations.vectors import clear_vectors
+    from cms.semantic import load_embedder, print_notice, update_vectors
+
+    embedder = load_embedder(load_command_config(), print_notice)
+    if embedder is None:
+        return None
+    memory.store.write(clear_vectors)
+    return update_vectors(memory.store, embedder)
 
 
 def register(app: typer.Typer) -> None:

@@ -12,6 +12,7 @@ TYPE_CHECKING = False  # typing stays off the hook paths; mypy still reads these
 if TYPE_CHECKING:
     from typing import Any
 
+    from cms.config import Config
     from cms.transcripts.exchange import Exchange
 
 MAP_UPDATE = "map_update"
@@ -277,6 +278,29 @@ def sync_project_memory(
 
             marked = retire_items(memory, retired, result)
         return len(result.facts), len(result.observations), marked
+
+
+def update_semantic_index(cwd: str, config: Config) -> int:
+    """Compute the vectors the project's new or changed items lack, when the semantic index is
+    usable here (the extra and a model installed); returns how many. A failure is logged: the
+    lexical index is whole without it."""
+    from cms.errors import CmsError
+    from cms.log import log_event
+    from cms.observations.access import open_project_memory
+    from cms.semantic import load_embedder, update_vectors
+
+    embedder = load_embedder(config)
+    if embedder is None:
+        return 0
+    memory = open_project_memory(cwd, create=False)
+    if memory is None:
+        return 0
+    try:
+        with memory:
+            return update_vectors(memory.store, embedder)
+    except CmsError as exc:
+        log_event("warning", "semantic_index_failed", str(exc))
+        return 0
 
 
 def session_text(session_id: str, transcript: str | None) -> str:

@@ -101,12 +101,16 @@ def run_job(job: queue.Job, config: Any, *, force_local: bool = False) -> str:
     from cms.hooks import jobs
 
     if job.kind == jobs.MAP_UPDATE:
-        return jobs.run_map_update(job.session_id, job.payload, config, force_local=force_local)
-    if job.kind == jobs.CAPTURE:
+        done = jobs.run_map_update(job.session_id, job.payload, config, force_local=force_local)
+    elif job.kind == jobs.CAPTURE:
         from cms.hooks.capture import run_capture
 
-        return run_capture(job.session_id, job.payload, config, force_local=force_local)
-    raise ValueError(f"unknown job kind {job.kind!r}")
+        done = run_capture(job.session_id, job.payload, config, force_local=force_local)
+    else:
+        raise ValueError(f"unknown job kind {job.kind!r}")
+    cwd = job.payload.get("cwd")
+    embedded = jobs.update_semantic_index(cwd, config) if isinstance(cwd, str) and cwd else 0
+    return f"{done} vectors={embedded}" if embedded else done
 
 
 def _describe(exc: BaseException) -> str:

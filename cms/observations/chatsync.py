@@ -148,7 +148,8 @@ def index_exchange(
 
 def rebuild_fact_index(memory: ProjectMemory, maps: Iterable[CorrelationMap]) -> int:
     """Rebuild the project's fact index from its chat maps, oldest chat first (so that later
-    statements supersede earlier ones); returns the number of facts indexed. Passages (not in
+    statements supersede earlier ones), and the observations' text index; returns the number of
+    facts indexed. Passages (not in
     the maps) stay, their marks recomputed; what an update model retired stays retired."""
     ordered = sorted(maps, key=lambda m: (m.created_at, m.session_id))
     stamp = time.time()
@@ -160,5 +161,11 @@ def rebuild_fact_index(memory: ProjectMemory, maps: Iterable[CorrelationMap]) ->
         )
         total += len(changed)
     memory.store.write(lambda c: retire_again(c, retired))
+    memory.store.write(rebuild_observation_text_index)
     memory.store.write(lambda c: refresh_counts(c, force=True))
     return total
+
+
+def rebuild_observation_text_index(conn: Any) -> None:
+    """Rebuild the observations' FTS5 index from their rows (title, body, files, context)."""
+    conn.execute("INSERT INTO observations_fts (observations_fts) VALUES ('rebuild')")

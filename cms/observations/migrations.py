@@ -192,6 +192,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         DELETE FROM term_counts_state WHERE vocab = 'observations_vocab';
         """,
     ),
+    (
+        "011_vectors",
+        """
+        CREATE TABLE vectors (
+            item TEXT NOT NULL, model TEXT NOT NULL, digest TEXT NOT NULL, vec BLOB NOT NULL,
+            PRIMARY KEY (model, item)
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -29,7 +29,7 @@ from cms.observations.store import (
 TYPE_CHECKING = False  # sqlite3 is imported by the store; mypy still reads these imports
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
 # Column weights for bm25(): title, body, files, context (the words around an observation: they
 # help find it, but weigh less than its own). The context weight is chosen by cross-validation
@@ -42,6 +42,7 @@ PAGE_PER_RESULT = 6
 MAX_CANDIDATES = 2000
 DATE_DAMPING = 0.5  # outside every date the query names
 IN_FORCE_POOL = 80  # standing rules read before branch visibility filters them
+SEMANTIC_POOL = 50  # observations nearest the query that join the lexical candidates
 
 
 class RecalledObservation:
@@ -173,23 +174,27 @@ def recall(
     now: float | None = None,
     touch: bool = True,
     weights: Sequence[float] = WEIGHTS,
+    similarities: Mapping[str, float] | None = None,
+    semantic_weight: float = 1.0,
 ) -> list[RecalledObservation]:
     """The observations best matching query that are visible in scope, best first.
 
     Only those scoring at least min_relevance are returned; files, when given, keeps only
     observations about one of those files. Marks the returned ones as recalled (one UPDATE).
-    weights are bm25()'s column weights (title, body, files, context).
+    weights are bm25()'s column weights (title, body, files, context). similarities (the
+    query's cosine with each stored item, by key "O12") fuse the semantic index in by score
+    (fuse_semantic).
     """
     now = time.time() if now is None else now
     windows, text = query_dates(query)
     terms = query_terms(text + " " + " ".join(files or ()))
-    if limit <= 0 or not terms:
+    if limit <= 0 or not (terms or similarities):
         return []
     first_page = max(PAGE_MIN, limit * PAGE_PER_RESULT)
     pool: dict[int, tuple[Observation, float]] = {}
     scored: list[tuple[Observation, float, float]] = []
     enough = False
-    for expr in match_expressions(store, terms):
+    for expr in match_expressions(store, terms) if terms else ():
         page, offset = first_page, 0
         while True:
             hits = _candidates(store, expr, page, offset, weights)
@@ -211,10 +216,74 @@ def recall(
             page = MAX_CANDIDATES - offset
         if enough:
             break
+    if similarities:
+
+        def admits(obs: Observation) -> bool:
+            return (
+                obs.archived_at is None
+                and obs.superseded_by is None
+                and (not kinds or obs.kind in kinds)
+                and (not files or _files_match(files, obs))
+            )
+
+        scored = fuse_semantic(store, scored, similarities, semantic_weight, admits, windows)
     result = _select([item for item in scored if item[1] >= min_relevance], scope, limit)
     if touch and result:
         store.mark_recalled([r.observation.id for r in result], now)
     return result
+
+
+def fuse_semantic(
+    store: ObservationStore,
+    scored: Sequence[tuple[Observation, float, float]],
+    similarities: Mapping[str, float],
+    weight: float,
+    admits: Callable[[Observation], bool],
+    windows: Sequence[tuple[float, float]] = (),
+) -> list[tuple[Observation, float, float]]:
+    """Lexical scores fused with the semantic index by score, best first: (score / best lexical
+    score + weight x cosine) / (1 + weight), over the lexical candidates and the SEMANTIC_POOL
+    observations nearest the query (those have no lexical score; relevance stays lexical)."""
+    top = max((score for _obs, score, _rel in scored), default=0.0) or 1.0
+    fused = {
+        obs.id: (
+            obs,
+            (score / top + weight * similarities.get(f"O{obs.id}", 0.0)) / (1 + weight),
+            rel,
+        )
+        for obs, score, rel in scored
+    }
+    import heapq
+
+    extra = heapq.nlargest(
+        SEMANTIC_POOL,
+        (
+            (cos, int(key[1:]))
+            for key, cos in similarities.items()
+            if key[:1] == "O" and int(key[1:]) not in fused
+        ),
+    )
+    for (cos, _id), obs in zip(extra, _observations(store, [i for _cos, i in extra]), strict=True):
+        if obs is None or not admits(obs):
+            continue
+        score = weight * max(0.0, cos) / (1 + weight)
+        if windows and not any(lo <= obs.created_at < hi for lo, hi in windows):
+            score *= DATE_DAMPING
+        fused[obs.id] = (obs, score, 0.0)
+    return sorted(fused.values(), key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
+
+
+def _observations(store: ObservationStore, ids: Sequence[int]) -> list[Observation | None]:
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = store.read(
+        lambda c: c.execute(
+            f"SELECT {COLUMNS} FROM observations WHERE id IN ({marks})", tuple(ids)
+        ).fetchall()
+    )
+    found = {row[0]: row_to_observation(row) for row in rows}
+    return [found.get(i) for i in ids]
 
 
 def briefing(

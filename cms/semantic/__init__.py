@@ -1,0 +1,111 @@
+"""The optional semantic index (`pip install 'cms[semantic]'`): whether it is usable here, the
+model in use, keeping a project's vectors current and a query's similarities to them.
+
+Imports model2vec and numpy (through cms.semantic.model) only when the extra and a model are
+both present; otherwise callers get None and, when semantic search is asked for (mode "on"),
+one notice line. Never used by the hooks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from cms import paths
+from cms.config import Config
+from cms.errors import CmsError
+from cms.log import log_event
+from cms.observations.store import ObservationStore
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cms.semantic.model import Embedder
+
+DEFAULT_MODEL = "minishlab/potion-base-8M"  # 8M parameters, 256 dimensions, about 30 MB
+EXTRA_HINT = "pip install 'cms[semantic]' (or python install.py --semantic)"
+
+_LOADED: dict[str, Embedder] = {}
+
+
+def model_folder(config: Config) -> str:
+    """The configured model folder, else $CMS_HOME/models/semantic."""
+    if config.semantic.model:
+        return paths.clean_path(config.semantic.model)
+    return os.path.join(paths.cms_home_str(), "models", "semantic")
+
+
+def extra_installed() -> bool:
+    import importlib.util  # ~4 ms: only once a model folder exists or mode is "on"
+
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in ("model2vec", "numpy"))
+    except (ImportError, ValueError):  # a broken or half-removed install counts as none
+        return False
+
+
+def unavailable_reason(config: Config) -> str | None:
+    """Why semantic search cannot run here (None when it can). The model folder is looked at
+    first: without one, `cms search` in auto mode pays for no package lookup."""
+    if config.semantic.mode == "off":
+        return "semantic search is off ([semantic] mode)"
+    folder = model_folder(config)
+    missing_model = f"no semantic model at {folder}: run `cms semantic download` once"
+    has_model = os.path.isdir(folder)
+    if not has_model and config.semantic.mode == "auto":
+        return missing_model
+    if not extra_installed():
+        return f"the semantic extra is not installed: {EXTRA_HINT}"
+    return None if has_model else missing_model
+
+
+def load_embedder(config: Config, notify: Callable[[str], None] | None = None) -> Embedder | None:
+    """The model, loaded once per process; None when the extra or the model is missing or the
+    model cannot load, after one notice when semantic search is asked for ([semantic] mode
+    "on"; in "auto" it is used when set up and `cms doctor` says why it is not)."""
+    reason = unavailable_reason(config)
+    if reason is None:
+        folder = model_folder(config)
+        if folder in _LOADED:
+            return _LOADED[folder]
+        from cms.semantic.model import Embedder
+
+        try:
+            _LOADED[folder] = embedder = Embedder(folder)
+            return embedder
+        except CmsError as exc:
+            reason = str(exc)
+    if notify is not None and config.semantic.mode == "on":
+        notify(f"semantic search unavailable ({reason}); lexical search only")
+    log_event("debug", "semantic_unavailable", reason)
+    return None
+
+
+def update_vectors(store: ObservationStore, embedder: Embedder) -> int:
+    """Compute the vectors the project's live items lack; returns how many."""
+    from cms.observations.vectors import embed_pending
+
+    return embed_pending(store, embedder.model_id, embedder.encode)
+
+
+def query_similarities(store: ObservationStore, embedder: Embedder, query: str) -> dict[str, float]:
+    """The cosine of query with every stored item of the project, by item key (O12, F345)."""
+    from cms.observations.vectors import stored_vectors
+
+    keys, blobs = stored_vectors(store, embedder.model_id)
+    return dict(zip(keys, embedder.similarities(query, blobs), strict=True))
+
+
+def similarities_for(
+    config: Config, store: ObservationStore, query: str, notify: Callable[[str], None] | None
+) -> dict[str, float] | None:
+    """The query's similarity to the project's items when semantic search is usable here (None
+    otherwise, after load_embedder's notice): what recall and search fuse in by score."""
+    embedder = load_embedder(config, notify)
+    return None if embedder is None else query_similarities(store, embedder, query)
+
+
+def print_notice(text: str) -> None:
+    """A notice for commands: one line on stderr, so stdout stays the answer."""
+    import sys
+
+    print(f"cms: {text}", file=sys.stderr)

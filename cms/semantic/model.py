@@ -1,0 +1,98 @@
+"""The static embedding model: loading it from a local folder, encoding texts into normalised
+float16 vectors, cosine similarities of a query against stored vectors, and the one-time
+download of a model into a folder.
+
+The only module that imports model2vec, numpy, safetensors and tokenizers (the `semantic`
+extra). Nothing here runs on
+the hook path, and loading a local folder never touches the network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+
+import numpy as np
+from model2vec import StaticModel
+from safetensors import safe_open
+from tokenizers import Tokenizer
+
+from cms.errors import CmsError
+
+
+class SemanticModelError(CmsError):
+    """The model folder could not be loaded or a download failed."""
+
+
+class Embedder:
+    """A loaded static model; `model_id` names it in the store (folder name, size, width)."""
+
+    def __init__(self, folder: str) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder: never ask the hub
+        try:
+            self._model = _load_folder(folder)
+        except Exception as exc:  # any failure inside the libraries is one message
+            raise SemanticModelError(f"cannot load the semantic model at {folder}: {exc}") from exc
+        self.dim = int(self._model.dim)
+        weights = os.path.join(folder, "model.safetensors")
+        size = os.path.getsize(weights) if os.path.exists(weights) else 0
+        self.model_id = f"{os.path.basename(os.path.normpath(folder))}:{size}:{self.dim}"
+
+    def _unit(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.asarray(self._model.encode(list(texts)), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+    def encode(self, texts: Sequence[str]) -> list[bytes]:
+        """One normalised float16 vector per text, as bytes."""
+        if not texts:
+            return []
+        return [row.astype(np.float16).tobytes() for row in self._unit(texts)]
+
+    def similarities(self, query: str, blobs: Sequence[bytes]) -> list[float]:
+        """The cosine of query with each stored vector (vectors of another width count 0)."""
+        if not blobs:
+            return []
+        width = self.dim * 2
+        usable = [b if len(b) == width else bytes(width) for b in blobs]
+        matrix = np.frombuffer(b"".join(usable), dtype=np.float16).reshape(len(usable), self.dim)
+        scores = matrix.astype(np.float32) @ self._unit([query])[0]
+        return [float(s) for s in scores]
+
+
+def _load_folder(folder: str) -> StaticModel:
+    """A model2vec folder (model.safetensors, tokenizer.json, config.json) read directly, as
+    model2vec's own loader reads it but without importing its hub and model-card machinery
+    (0.3 s of every `cms search`); any other layout goes through StaticModel.from_pretrained."""
+    names = ("model.safetensors", "tokenizer.json", "config.json")
+    if not all(os.path.isfile(os.path.join(folder, n)) for n in names):
+        return StaticModel.from_pretrained(folder)
+    with safe_open(os.path.join(folder, names[0]), framework="numpy") as tensors:
+        keys = set(tensors.keys())
+        if "embeddings" not in keys:
+            return StaticModel.from_pretrained(folder)
+        embeddings = tensors.get_tensor("embeddings")
+        weights = tensors.get_tensor("weights") if "weights" in keys else None
+        mapping = tensors.get_tensor("mapping") if "mapping" in keys else None
+    with open(os.path.join(folder, names[2]), encoding="utf-8") as handle:
+        config = json.load(handle)
+    return StaticModel(
+        vectors=embeddings,
+        tokenizer=Tokenizer.from_file(os.path.join(folder, names[1])),
+        weights=weights,
+        token_mapping=mapping,
+        config=config,
+        normalize=bool(config.get("normalize", False)),
+        max_length=config.get("max_length", 512),
+    )
+
+
+def download_model(name: str, folder: str) -> str:
+    """Fetch model `name` from the Hugging Face hub once and save it in folder."""
+    try:
+        model = StaticModel.from_pretrained(name)
+        model.save_pretrained(folder)
+    except Exception as exc:  # network and hub errors are one message
+        raise SemanticModelError(f"cannot download {name} into {folder}: {exc}") from exc
+    return folder
