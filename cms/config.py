@@ -6,6 +6,8 @@ bad values raise ConfigError with the key's name. It never writes the file.
 
 from __future__ import annotations
 
+import os
+
 from cms import paths
 from cms.errors import ConfigError
 
@@ -215,10 +217,39 @@ def load_config(path: str | PathLike[str] | None = None) -> Config:
         return Config()
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
-    import tomllib  # only when a config file exists: a hook without one skips the import
+    return parse_config(_parsed_toml(path, raw), source=str(path))
+
+
+CACHE_NAME = ".config-cache.json"  # the parsed config file, keyed by its path and bytes
+
+
+def _parsed_toml(path: str, raw: bytes) -> dict[str, Any]:
+    """The config file's TOML as a dict: from the cache beside the data when it holds these very
+    bytes (importing tomllib costs every hook ~10 ms), else parsed and cached."""
+    import json
+    import zlib
+
+    key = f"{path}:{len(raw)}:{zlib.crc32(raw):08x}"
+    cache = os.path.join(paths.cms_home_str(), CACHE_NAME)
+    try:
+        with open(cache, encoding="utf-8") as handle:
+            cached = json.load(handle)
+        if isinstance(cached, dict) and cached.get("key") == key:
+            return dict(cached["data"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    import tomllib
 
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
-    return parse_config(data, source=str(path))
+    if not os.path.isdir(os.path.dirname(cache)):
+        return data  # reading the config never creates the data folder
+    try:
+        from cms.privatefile import write_atomically
+
+        write_atomically(cache, json.dumps({"key": key, "data": data}).encode("utf-8"))
+    except (OSError, TypeError, ValueError):
+        pass  # a value JSON cannot hold (a TOML date) or a read-only home: parse next time
+    return data

@@ -68,3 +68,30 @@ def test_unreadable_toml_names_the_file(tmp_path: Path) -> None:
     path.write_text("[map\nmax_planets=", encoding="utf-8")
     with pytest.raises(ConfigError, match="is not valid TOML"):
         load_config(path)
+
+
+def test_a_parsed_config_is_reused_until_the_file_changes(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    (isolated_home / "cms.toml").write_text("[hooks]\nrecall_limit = 3\n", encoding="utf-8")
+    probe = (
+        "import sys; from cms.config import load_config; "
+        "print(load_config().hooks.recall_limit, 'tomllib' in sys.modules)"
+    )
+
+    def run() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+        )
+        return done.stdout.strip()
+
+    assert run() == "3 True"  # parsed, then cached beside the data
+    assert run() == "3 False"  # the same bytes: no TOML parser imported
+    (isolated_home / "cms.toml").write_text("[hooks]\nrecall_limit = 4\n", encoding="utf-8")
+    assert run() == "4 True"
+    (isolated_home / "cms.toml").write_text("[hooks\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config()
