@@ -133,7 +133,7 @@ def chat_hits(
     from cms.search import search_local
 
     try:
-        cmap = load_map(paths.map_path(session))
+        cmap = load_map(paths.map_path_str(session))
     except MapNotFoundError:
         return []
     terms = query_terms(query)

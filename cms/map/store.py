@@ -21,13 +21,16 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import TypeVar
 
+    from cms.paths import StrPath
+
     T = TypeVar("T")
 
 
-def load_map(path: Path) -> CorrelationMap:
+def load_map(path: StrPath) -> CorrelationMap:
     """Read a map (no lock); raise MapNotFoundError, CorruptMapError or MapVersionError."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except FileNotFoundError as exc:
         raise MapNotFoundError(f"no map at {path}") from exc
     except OSError as exc:
@@ -35,7 +38,7 @@ def load_map(path: Path) -> CorrelationMap:
     return parse_map(raw, path)
 
 
-def parse_map(raw: bytes, path: str | Path) -> CorrelationMap:
+def parse_map(raw: bytes, path: StrPath) -> CorrelationMap:
     """A map from the bytes of its file; raise CorruptMapError or MapVersionError."""
     try:
         data = parse_json(raw)

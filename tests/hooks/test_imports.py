@@ -1,13 +1,17 @@
-"""The hook fast paths import nothing heavy: no anthropic, jsonschema, typer or portalocker
-(each costs tens of milliseconds to over a second), checked in a real hook process."""
+"""The hook fast paths and `cms search` import nothing slow (HEAVY: the SDKs, typer, jsonschema,
+pathlib, typing, dataclasses and the rest), checked in a fresh interpreter without site."""
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import subprocess
 import sys
+import sysconfig
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,9 +19,23 @@ from cms import paths
 from cms.hooks import queue
 from cms.observations.access import open_project_memory
 from cms.observations.store import NewObservation
-from tests.hooks.helpers import build_map, hook_env, numbered_turn, write_transcript
+from tests.hooks.helpers import ROOT, build_map, hook_env, numbered_turn, write_transcript
 
-HEAVY = ("anthropic", "jsonschema", "typer", "portalocker")
+HEAVY = (
+    "anthropic",
+    "contextlib",
+    "dataclasses",
+    "jsonschema",
+    "mcp",
+    "pathlib",
+    "portalocker",
+    "shlex",
+    "sqlite3",
+    "subprocess",
+    "threading",
+    "typer",
+    "typing",
+)
 SESSION = "chat-imports"
 
 PROBE = textwrap.dedent(
@@ -35,19 +53,31 @@ PROBE = textwrap.dedent(
 )
 
 
+def clean_run(args: list[str], **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+    """A fresh interpreter without site (-S): no .pth file runs (an editable install's finder
+    imports pathlib and contextlib), the repository and site-packages are on the path."""
+    env = hook_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]])
+    return subprocess.run(
+        [sys.executable, "-S", *args], capture_output=True, env=env, timeout=120, **kwargs
+    )
+
+
+@functools.cache
+def startup_modules() -> frozenset[str]:
+    """What the bare interpreter loads before cms runs."""
+    done = clean_run(["-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"], check=True)
+    return frozenset(json.loads(done.stdout))
+
+
 def modules_after_hook(event: str, payload: dict[str, object], out: Path) -> set[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, "hook", event, str(out)],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        env=hook_env(),
-        timeout=120,
-        check=False,
+    done = clean_run(
+        ["-c", PROBE, "hook", event, str(out)], input=json.dumps(payload).encode(), check=False
     )
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     loaded = set(json.loads(out.read_text(encoding="utf-8")))
     assert "cms.hooks.handlers" in loaded  # the probe really ran the hook
-    return loaded
+    return loaded - startup_modules()
 
 
 @pytest.fixture
@@ -119,3 +149,15 @@ def test_a_project_without_a_store_costs_no_store_imports(
     light = ("sqlite3", "_sqlite3", "cms.observations.store", "cms.observations.recall")
     assert [m for m in light if m in loaded] == []
     assert not (paths.cms_home() / "projects").exists()  # nothing created for the project
+
+
+def test_the_search_command_imports_nothing_heavy(project: Path, tmp_path: Path) -> None:
+    from cms.hooks import inject
+
+    inject.save_state(SESSION, inject.InjectionState(cwd=str(project)))
+    out = tmp_path / "modules.json"
+    done = clean_run(["-c", PROBE, "search", "--session", SESSION, "postgres", str(out)])
+    assert done.returncode == 0 and b"Use Postgres for billing" in done.stdout, done
+    loaded = set(json.loads(out.read_text(encoding="utf-8"))) - startup_modules()
+    assert "cms.project_search" in loaded  # the probe really searched the project
+    assert [m for m in HEAVY if m in loaded] == []
