@@ -171,41 +171,40 @@ def fuse_hits(
     k: int,
     *,
     skip_session: str | None = None,
+    passages: bool = True,
 ) -> list[MemoryHit]:
-    """The lexical hits rescored with the semantic index, plus the live items nearest the query
-    that lexical search missed (facts of skip_session and superseded items left out)."""
-    import heapq
-
+    """The lexical hits rescored with the semantic index (vectors.fused_score), plus the live
+    items nearest the query that lexical search missed (facts of skip_session, superseded items
+    and, unless passages, the chats' own words left out)."""
     from cms.observations.facts import fact_by_id
     from cms.observations.recall import RecalledObservation
+    from cms.observations.vectors import fused_score, key_number, nearest
 
-    top = max((h.relevance for h in hits), default=0.0) or 1.0
-    for hit in hits:
-        hit.relevance = (hit.relevance / top + weight * similarities.get(hit.vector, 0.0)) / (
-            1 + weight
-        )
+    best = max((h.relevance for h in hits), default=0.0)
+    for lexical in hits:
+        cosine = similarities.get(lexical.vector, 0.0)
+        lexical.relevance = fused_score(lexical.relevance, best, cosine, weight)
     present = {h.vector for h in hits} | {h.source for h in hits if h.source}
-    nearest = heapq.nlargest(
-        SEMANTIC_POOL_PER_RESULT * k,
-        ((c, key) for key, c in similarities.items() if key not in present),
-    )
     added: list[MemoryHit] = []
-    for cos, key in nearest:
-        relevance = weight * max(0.0, cos) / (1 + weight)
-        if key[:1] == "F":
-            fact = fact_by_id(memory.store, int(key[1:]))
-            if fact is None or fact.superseded_by is not None or fact.session == skip_session:
-                continue
-            hit = fact_hit(FactMatch(fact, relevance))
-        else:
-            obs = memory.store.get(int(key[1:]))
-            if obs is None or obs.superseded_by is not None or obs.archived_at is not None:
-                continue
-            why = memory.scope.visibility(obs.branch, obs.commit, obs.shared_commit)
-            if why is None or (obs.source and obs.source in present):
-                continue
-            hit = observation_hit(RecalledObservation(obs, relevance, relevance, why))
-        if hit.source and hit.source in present:
+    for cos, key in nearest(similarities, SEMANTIC_POOL_PER_RESULT * k, "", present):
+        relevance = fused_score(0.0, 1.0, cos, weight)
+        hit: MemoryHit | None = None
+        if (row := key_number(key, "F")) is not None:
+            fact = fact_by_id(memory.store, row)
+            if (
+                fact is not None
+                and fact.superseded_by is None
+                and fact.session != skip_session
+                and (passages or fact.kind != PASSAGE)
+            ):
+                hit = fact_hit(FactMatch(fact, relevance))
+        elif (number := key_number(key, "O")) is not None:
+            obs = memory.store.get(number)
+            if obs is not None and obs.superseded_by is None and obs.archived_at is None:
+                why = memory.scope.visibility(obs.branch, obs.commit, obs.shared_commit)
+                if why is not None:
+                    hit = observation_hit(RecalledObservation(obs, relevance, relevance, why))
+        if hit is None or (hit.source and hit.source in present):
             continue
         present.add(hit.vector)
         added.append(hit)
@@ -272,7 +271,9 @@ def search_project(
     observations = [observation_hit(r) for r in found]
     hits = facts + [h for h in observations if not h.source or h.source not in shown]
     if similarities:
-        hits = fuse_hits(memory, hits, similarities, semantic_weight, k, skip_session=skip)
+        hits = fuse_hits(
+            memory, hits, similarities, semantic_weight, k, skip_session=skip, passages=passages
+        )
     if asks_rule:  # "what prefix should I use ...": the rules in force first
         for hit in hits:
             if hit.kind in STANDING_KINDS:

@@ -108,7 +108,7 @@ def _select_hits(
 
     project = memory.project.id if memory is not None else ""
     similar: dict[str, float] | None = None
-    if memory is not None and config.semantic.mode != "off":
+    if memory is not None:
         from cms.semantic import print_notice, similarities_for
 
         similar = similarities_for(config, memory.store, query, print_notice)

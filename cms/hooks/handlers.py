@@ -94,7 +94,8 @@ def user_prompt_submit(event: HookEvent, config: Config) -> str | None:
         if not state.first and prompt.strip():
             from cms.excerpt import fit_text
 
-            state.first, named = fit_text(prompt, inject.FIRST_PROMPT_CHARS), True
+            first = fit_text(prompt, inject.FIRST_PROMPT_CHARS)  # one huge word: left unnamed
+            state.first, named = first if len(first) <= 2 * inject.FIRST_PROMPT_CHARS else "", True
     limit = inject.inject_limit(config.hooks.inject_max_chars)
     view = _index_view(event.session_id, limit)
     sections = []
@@ -143,7 +144,8 @@ def _cache_prompt(event: HookEvent) -> str:
     return prompt
 
 
-def _cached_prompt(session_id: str) -> str:
+def cached_prompt(session_id: str) -> str:
+    """The chat's latest prompt as UserPromptSubmit cached it (redacted); "" when none."""
     try:
         with open(
             os.path.join(paths.chat_dir_str(session_id), PROMPT_CACHE), encoding="utf-8"
@@ -182,7 +184,7 @@ def stop(event: HookEvent, config: Config) -> None:
         end=end,
         agent="codex" if event.agent == "codex" else "claude_code",
         last_message=message,
-        prompt=_cached_prompt(event.session_id),
+        prompt=cached_prompt(event.session_id),
         project=identify_project(event.cwd).id,
         cwd=event.cwd,
     )

@@ -221,12 +221,29 @@ def load_state(session_id: str) -> InjectionState:
         index=index if isinstance(index, str) else "",
         entries=entries if isinstance(entries, dict) else {},
         shown=[i for i in seen if isinstance(i, str)],
-        at=float(data["at"]) if isinstance(data.get("at"), int | float) else 0.0,
+        at=float(data["at"]) if _is_time(data.get("at")) else 0.0,
         cwd=cwd if isinstance(cwd, str) else "",
         first=first if isinstance(first, str) else "",
-        log=[e for e in log if isinstance(e, list) and len(e) == 4]
-        if isinstance(log, list)
-        else [],
+        log=[e for e in log if _is_log_entry(e)] if isinstance(log, list) else [],
+    )
+
+
+def _is_time(value: object) -> bool:
+    """A Unix time a state file may hold (finite, after 1970, before the year 5000)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e11
+
+
+def _is_log_entry(entry: object) -> bool:
+    """[at, event, chars, ids] as InjectionState.record writes it."""
+    if not isinstance(entry, list) or len(entry) != 4:
+        return False
+    at, event, chars, ids = entry
+    return (
+        _is_time(at)
+        and isinstance(event, str)
+        and isinstance(chars, int)
+        and chars >= 0
+        and isinstance(ids, list)
     )
 
 

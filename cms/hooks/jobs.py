@@ -282,25 +282,16 @@ def sync_project_memory(
 
 def update_semantic_index(cwd: str, config: Config) -> int:
     """Compute the vectors the project's new or changed items lack, when the semantic index is
-    usable here (the extra and a model installed); returns how many. A failure is logged: the
-    lexical index is whole without it."""
-    from cms.errors import CmsError
-    from cms.log import log_event
+    usable here (the extra and a model installed); returns how many."""
     from cms.observations.access import open_project_memory
     from cms.semantic import load_embedder, update_vectors
 
     embedder = load_embedder(config)
-    if embedder is None:
+    memory = open_project_memory(cwd, create=False) if embedder is not None else None
+    if embedder is None or memory is None:
         return 0
-    memory = open_project_memory(cwd, create=False)
-    if memory is None:
-        return 0
-    try:
-        with memory:
-            return update_vectors(memory.store, embedder)
-    except CmsError as exc:
-        log_event("warning", "semantic_index_failed", str(exc))
-        return 0
+    with memory:
+        return update_vectors(memory.store, embedder)
 
 
 def session_text(session_id: str, transcript: str | None) -> str:

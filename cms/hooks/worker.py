@@ -101,16 +101,16 @@ def run_job(job: queue.Job, config: Any, *, force_local: bool = False) -> str:
     from cms.hooks import jobs
 
     if job.kind == jobs.MAP_UPDATE:
-        done = jobs.run_map_update(job.session_id, job.payload, config, force_local=force_local)
+        done: str = jobs.run_map_update(
+            job.session_id, job.payload, config, force_local=force_local
+        )
     elif job.kind == jobs.CAPTURE:
         from cms.hooks.capture import run_capture
 
         done = run_capture(job.session_id, job.payload, config, force_local=force_local)
     else:
         raise ValueError(f"unknown job kind {job.kind!r}")
-    cwd = job.payload.get("cwd")
-    embedded = jobs.update_semantic_index(cwd, config) if isinstance(cwd, str) and cwd else 0
-    return f"{done} vectors={embedded}" if embedded else done
+    return done
 
 
 def _describe(exc: BaseException) -> str:
@@ -188,6 +188,24 @@ def _step(path: Path, config: Any, result: DrainResult, *, hard_exit: bool) -> N
     queue.finish_job(job.path)
     result.applied += 1
     log_event("info", "job_done", summary, **fields)
+    _update_semantic_index(job, config)
+
+
+def _update_semantic_index(job: queue.Job, config: Any) -> None:
+    """After a finished job, the vectors of its project's new items (when the semantic index is
+    installed); any failure is logged and never counts against the job."""
+    cwd = job.payload.get("cwd")
+    if not isinstance(cwd, str) or not cwd:
+        return
+    try:
+        from cms.hooks.jobs import update_semantic_index
+
+        computed = update_semantic_index(cwd, config)
+    except Exception as exc:  # noqa: BLE001 - the lexical index is whole without vectors
+        log_event("warning", "semantic_index_failed", _describe(exc), session=job.session_id)
+        return
+    if computed:
+        log_event("info", "vectors_done", f"vectors={computed}", session=job.session_id)
 
 
 def _drain_locked(

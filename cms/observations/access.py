@@ -62,3 +62,23 @@ def open_project_memory(cwd: StrPath, *, create: bool = True) -> ProjectMemory |
 
     store = ObservationStore(path, project.id)
     return ProjectMemory(project=project, store=store, scope=project_scope(project))
+
+
+def read_project_memory(project_id: str, folder: str = "") -> ProjectMemory | None:
+    """A project's store opened read-only, with the branch scope of folder when that folder still
+    belongs to the project (else every branch is visible); nothing is written, not even the
+    ancestry cache. None when the project has no store."""
+    path = paths.observations_db_str(project_id)
+    if not os.path.isfile(path):
+        return None
+    from cms.observations.scope import BranchScope, read_git_state, scope_from_state
+    from cms.observations.store import ObservationStore
+
+    store = ObservationStore(path, project_id, read_only=True)
+    if folder and os.path.isdir(folder) and identify_project(folder).id == project_id:
+        project = identify_project(folder)
+        scope = scope_from_state(read_git_state(folder), cache_path=None)
+    else:
+        project = Project(project_id, paths.project_dir_str(project_id), None)
+        scope = BranchScope.everywhere()
+    return ProjectMemory(project=project, store=store, scope=scope)

@@ -216,6 +216,7 @@ def recall(
             page = MAX_CANDIDATES - offset
         if enough:
             break
+    scored = [item for item in scored if item[1] >= min_relevance]
     if similarities:
 
         def admits(obs: Observation) -> bool:
@@ -226,8 +227,10 @@ def recall(
                 and (not files or _files_match(files, obs))
             )
 
-        scored = fuse_semantic(store, scored, similarities, semantic_weight, admits, windows)
-    result = _select([item for item in scored if item[1] >= min_relevance], scope, limit)
+        scored = fuse_semantic(
+            store, scored, similarities, semantic_weight, admits, windows, min_relevance
+        )
+    result = _select(scored, scope, limit)
     if touch and result:
         store.mark_recalled([r.observation.id for r in result], now)
     return result
@@ -240,36 +243,30 @@ def fuse_semantic(
     weight: float,
     admits: Callable[[Observation], bool],
     windows: Sequence[tuple[float, float]] = (),
+    floor: float = 0.0,
 ) -> list[tuple[Observation, float, float]]:
-    """Lexical scores fused with the semantic index by score, best first: (score / best lexical
-    score + weight x cosine) / (1 + weight), over the lexical candidates and the SEMANTIC_POOL
-    observations nearest the query (those have no lexical score; relevance stays lexical)."""
-    top = max((score for _obs, score, _rel in scored), default=0.0) or 1.0
-    fused = {
-        obs.id: (
-            obs,
-            (score / top + weight * similarities.get(f"O{obs.id}", 0.0)) / (1 + weight),
-            rel,
-        )
-        for obs, score, rel in scored
-    }
-    import heapq
+    """The lexical candidates (already above the floor) rescored with the semantic index
+    (vectors.fused_score), and the SEMANTIC_POOL observations nearest the query that lexical
+    search missed, admitted when weight x cosine / (1 + weight) reaches the floor (their
+    relevance, which is lexical, is 0); best first."""
+    from cms.observations.vectors import fused_score, key_number, nearest, observation_key
 
-    extra = heapq.nlargest(
-        SEMANTIC_POOL,
-        (
-            (cos, int(key[1:]))
-            for key, cos in similarities.items()
-            if key[:1] == "O" and int(key[1:]) not in fused
-        ),
-    )
+    best = max((score for _obs, score, _rel in scored), default=0.0)
+    fused = {
+        obs.id: (obs, fused_score(score, best, similarities.get(observation_key(obs.id), 0.0), weight), rel)
+        for obs, score, rel in scored
+    }  # fmt: skip
+    extra = [
+        (cos, number)
+        for cos, key in nearest(similarities, SEMANTIC_POOL, "O", {observation_key(i) for i in fused})
+        if (number := key_number(key, "O")) is not None
+    ]  # fmt: skip
     for (cos, _id), obs in zip(extra, _observations(store, [i for _cos, i in extra]), strict=True):
-        if obs is None or not admits(obs):
-            continue
-        score = weight * max(0.0, cos) / (1 + weight)
-        if windows and not any(lo <= obs.created_at < hi for lo, hi in windows):
+        score = fused_score(0.0, 1.0, cos, weight)
+        if windows and obs is not None and not any(lo <= obs.created_at < hi for lo, hi in windows):
             score *= DATE_DAMPING
-        fused[obs.id] = (obs, score, 0.0)
+        if obs is not None and admits(obs) and score >= floor:
+            fused[obs.id] = (obs, score, 0.0)
     return sorted(fused.values(), key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
 
 

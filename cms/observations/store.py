@@ -343,19 +343,51 @@ class ObservationStore:
     """One project's store. Open it per process; the connection is not shared across threads."""
 
     def __init__(
-        self, path: StrPath, project: str, *, busy_timeout: float = 10.0, patience: float = 60.0
+        self,
+        path: StrPath,
+        project: str,
+        *,
+        busy_timeout: float = 10.0,
+        patience: float = 60.0,
+        read_only: bool = False,
     ) -> None:
+        """Open (and create or upgrade) the store at path; read_only opens an existing store of
+        this schema without ever writing to it (StoreError otherwise)."""
         self.path_str = path = os.fspath(path)
         self.project = project
         self.patience = patience
         try:
-            privatefile.ensure_file(path)  # 0600 in a 0700 folder; -wal and -shm follow it
+            if read_only:
+                from urllib.parse import quote
+
+                target = f"file:{quote(path)}?mode=ro"
+            else:
+                privatefile.ensure_file(path)  # 0600 in a 0700 folder; -wal and -shm follow it
+                target = path
             self._conn = sqlite3.connect(
-                path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+                target,
+                timeout=busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=read_only,
             )
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open observation store {path}: {exc}") from exc
-        self._prepare()
+        if read_only:
+            self._check_schema()
+        else:
+            self._prepare()
+
+    def _check_schema(self) -> None:
+        found = self._retrying(
+            lambda: int(self._conn.execute("PRAGMA user_version").fetchone()[0]), "open", None
+        )
+        if found != SCHEMA_VERSION:
+            self._conn.close()
+            raise StoreError(
+                f"observation store {self.path_str} has schema {found}, this cms reads "
+                f"{SCHEMA_VERSION}; run any cms command in the project (cms stats) to upgrade it"
+            )
 
     @property
     def path(self) -> Path:

@@ -1,12 +1,13 @@
-"""The semantic index's rows in the project store: one vector per live fact and observation and
-model, with a digest of the text it was computed from, so changed texts are computed again.
+"""The semantic index in the project store: one vector per live item and model (with a digest
+of the text it was computed from), the item keys, and how a cosine fuses with a lexical score.
 
-Owns the `vectors` table (migration 011) and the text each item is embedded by. Stores vectors
-as opaque bytes: it never computes one and imports nothing outside the standard library.
+Owns the `vectors` table (migration 011). Stores vectors as opaque bytes: it never computes
+one and imports nothing outside the standard library.
 """
 
 from __future__ import annotations
 
+import heapq
 import zlib
 
 from cms.observations.facts import PASSAGE
@@ -14,7 +15,7 @@ from cms.observations.facts import PASSAGE
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Container, Mapping, Sequence
 
     from cms.observations.store import ObservationStore
 
@@ -29,6 +30,28 @@ def observation_key(observation_id: int) -> str:
 
 def fact_row_key(row_id: int) -> str:
     return f"F{row_id}"
+
+
+def key_number(key: str, prefix: str) -> int | None:
+    """The number of an item key of that prefix ("O12" -> 12); None for any other key."""
+    digits = key[1:] if key[:1] == prefix else ""
+    return int(digits) if digits.isdigit() else None
+
+
+def fused_score(lexical: float, best: float, cosine: float, weight: float) -> float:
+    """A lexical score (normalised by the best of the query) fused with the cosine: in 0..1."""
+    return (lexical / (best or 1.0) + weight * max(0.0, cosine)) / (1 + weight)
+
+
+def nearest(
+    similarities: Mapping[str, float], count: int, prefix: str, skip: Container[str]
+) -> list[tuple[float, str]]:
+    """The count items of that prefix ("" for any) most similar to the query, not in skip."""
+    return heapq.nlargest(
+        count,
+        ((cos, key) for key, cos in similarities.items()
+         if key.startswith(prefix) and key not in skip),
+    )  # fmt: skip
 
 
 def _digest(text: str) -> str:
@@ -54,7 +77,7 @@ def live_texts(conn: sqlite3.Connection) -> dict[str, str]:
 
 def embed_pending(store: ObservationStore, model: str, encode: Encoder) -> int:
     """Compute the vectors of live items that lack one for model (or whose text changed since),
-    drop those of items no longer live; returns how many were computed."""
+    drop those of items no longer live and of other models; returns how many were computed."""
     texts, known = store.read(
         lambda c: (
             live_texts(c),
@@ -68,6 +91,7 @@ def embed_pending(store: ObservationStore, model: str, encode: Encoder) -> int:
         keys = pending[start : start + BATCH]
         vectors = encode([texts[k] for k in keys])
         _save(store, [(k, model, wanted[k], v) for k, v in zip(keys, vectors, strict=True)])
+    store.write(lambda c: c.execute("DELETE FROM vectors WHERE model != ?", (model,)))
     if gone:
         store.write(
             lambda c: c.executemany(
@@ -90,7 +114,8 @@ def stored_vectors(store: ObservationStore, model: str) -> tuple[list[str], list
     rows = store.read(
         lambda c: c.execute("SELECT item, vec FROM vectors WHERE model = ?", (model,)).fetchall()
     )
-    return [r[0] for r in rows], [bytes(r[1]) for r in rows]
+    rows = [r for r in rows if isinstance(r[0], str) and isinstance(r[1], bytes)]  # no odd rows
+    return [r[0] for r in rows], [r[1] for r in rows]
 
 
 def clear_vectors(conn: sqlite3.Connection) -> None:

@@ -1,9 +1,8 @@
 """The optional semantic index (`pip install 'cms[semantic]'`): whether it is usable here, the
 model in use, keeping a project's vectors current and a query's similarities to them.
 
-Imports model2vec and numpy (through cms.semantic.model) only when the extra and a model are
-both present; otherwise callers get None and, when semantic search is asked for (mode "on"),
-one notice line. Never used by the hooks.
+Imports cms.semantic.model (model2vec, numpy) only when the extra and a model are both there;
+never used by the hooks.
 """
 
 from __future__ import annotations

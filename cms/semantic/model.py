@@ -1,10 +1,8 @@
-"""The static embedding model: loading it from a local folder, encoding texts into normalised
-float16 vectors, cosine similarities of a query against stored vectors, and the one-time
-download of a model into a folder.
+"""The static embedding model: loading a local model2vec folder, encoding texts as normalised
+float16 vectors, cosines against stored vectors, and the one-time download of a model.
 
 The only module that imports model2vec, numpy, safetensors and tokenizers (the `semantic`
-extra). Nothing here runs on
-the hook path, and loading a local folder never touches the network.
+extra); never on the hook path, and loading a local folder never touches the network.
 """
 
 from __future__ import annotations

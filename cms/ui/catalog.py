@@ -1,14 +1,11 @@
-"""What `cms ui` shows, read from $CMS_HOME: the projects, their chats (first prompt, dates,
-size, injections), one chat's map and injection log, a project's observations and the rules in
-force with what they superseded, and token usage per day.
+"""What `cms ui` shows, read from $CMS_HOME: projects, their chats, one chat's map and
+injections, a project's observations and rules in force, token usage per day.
 
-Reads only: it never writes a map, a state file or a store, and opens a project's store only
-when it exists. Knows nothing of HTTP or HTML.
+Reads only: stores are opened read-only and only when they exist; nothing of HTTP or HTML.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,15 +13,16 @@ from typing import Any
 from cms import paths
 from cms.chats import chats_root
 from cms.errors import CmsError
+from cms.hooks.handlers import cached_prompt
 from cms.hooks.inject import InjectionState, load_state
 from cms.map.model import CorrelationMap
 from cms.map.store import load_map
-from cms.observations.access import ProjectMemory, open_project_memory
+from cms.observations.access import ProjectMemory, read_project_memory
+from cms.observations.export import iso
 from cms.observations.facts import PASSAGE
 from cms.observations.store import Observation
-from cms.project import Project, identify_project
+from cms.project import identify_project
 
-PROMPT_CACHE = "last-prompt.json"  # the chat's latest prompt, redacted (hooks/handlers.py)
 PER_KIND = 50  # newest observations listed per kind on a project page (search finds the rest)
 
 
@@ -79,18 +77,16 @@ class ChatView:
 
 
 def _injections(state: InjectionState) -> list[Injection]:
+    """The logged injections, newest first (load_state keeps only well-formed entries)."""
     found = []
     for at, event, chars, ids in reversed(state.log):
-        if isinstance(at, int | float) and isinstance(chars, int):
-            shown = [str(i) for i in ids] if isinstance(ids, list) else []
-            found.append(Injection(float(at), str(event), chars, shown))
+        assert isinstance(at, int | float) and isinstance(chars, int) and isinstance(ids, list)
+        found.append(Injection(float(at), str(event), chars, [str(i) for i in ids]))
     return found
 
 
 def _iso(stamp: float) -> str:
-    import time
-
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp)) if stamp else ""
+    return (iso(stamp) or "") if stamp else ""
 
 
 def _map_of(session: str) -> tuple[CorrelationMap | None, int, str]:
@@ -165,31 +161,8 @@ def find_project(project_id: str) -> ProjectInfo | None:
 
 
 def open_memory(project: ProjectInfo) -> ProjectMemory | None:
-    """The project's store, with the branch scope of a folder its chats ran in when that folder
-    still belongs to it (else every branch is visible); None when it has no store."""
-    if not project.has_store:
-        return None
-    folder = project.folder
-    if folder and os.path.isdir(folder) and identify_project(folder).id == project.id:
-        return open_project_memory(folder, create=False)
-    from cms.observations.scope import BranchScope
-    from cms.observations.store import ObservationStore
-
-    store = ObservationStore(paths.observations_db_str(project.id), project.id)
-    home = Project(project.id, paths.project_dir_str(project.id), None)
-    return ProjectMemory(project=home, store=store, scope=BranchScope.everywhere())
-
-
-def _latest_prompt(session: str) -> str:
-    try:
-        with open(
-            os.path.join(paths.chat_dir_str(session), PROMPT_CACHE), encoding="utf-8"
-        ) as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return ""
-    prompt = data.get("prompt") if isinstance(data, dict) else None
-    return prompt if isinstance(prompt, str) else ""
+    """The project's store, read-only (see access.read_project_memory); None without one."""
+    return read_project_memory(project.id, project.folder) if project.has_store else None
 
 
 def chat_view(session: str) -> ChatView | None:
@@ -197,9 +170,7 @@ def chat_view(session: str) -> ChatView | None:
     if not os.path.isdir(paths.chat_dir_str(session)):
         return None
     info, cmap, state = _chat_info(session)
-    return ChatView(
-        info, cmap, _injections(state), _latest_prompt(session), _superseded_facts(info)
-    )
+    return ChatView(info, cmap, _injections(state), cached_prompt(session), _superseded_facts(info))
 
 
 def _superseded_facts(info: ChatInfo) -> dict[str, str]:

@@ -11,7 +11,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from urllib.parse import quote
 
 import uvicorn
@@ -36,7 +36,8 @@ class UiError(CmsError):
 def _allowed(request: Request, token: str) -> bool:
     given = request.query_params.get("token", "")
     host = request.headers.get("host", "").rsplit(":", 1)[0]
-    return secrets.compare_digest(given, token) and host in (HOST, "localhost")
+    same = secrets.compare_digest(given.encode("utf-8"), token.encode("utf-8"))
+    return same and host in (HOST, "localhost")
 
 
 def _html(text: str, status: int = 200) -> HTMLResponse:
@@ -55,8 +56,8 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
 def build_app(token: str) -> Starlette:
     """The read-only app; every page reads $CMS_HOME afresh, so it shows memory as it is now."""
 
-    def guarded(page: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
+    def guarded(page: Callable[[Request], Response]) -> Callable[[Request], Response]:
+        def endpoint(request: Request) -> Response:  # plain def: Starlette's threadpool runs it
             if not _allowed(request, token):
                 return _html(pages.message_page("Forbidden", "Wrong or missing token.", ""), 403)
             try:

@@ -98,10 +98,14 @@ def ui_server(memory: BuiltMemory) -> Iterator[UiServer]:
 
 
 def files_under(root: Path) -> dict[str, tuple[int, int]]:
-    """Size and mtime of every file under root (what browsing must leave as it was)."""
+    """Size and mtime of every file under root that browsing must leave as it was: all but the
+    log (the ui logs its errors there) and SQLite's -wal and -shm companions, which any reader
+    of a WAL database may create (they hold no data of their own)."""
     found = {}
     for folder, _dirs, names in os.walk(root):
         for name in names:
+            if name.endswith(("-wal", "-shm")) or name.startswith("cms.log"):
+                continue
             st = os.stat(os.path.join(folder, name))
             found[os.path.join(folder, name)] = (st.st_size, st.st_mtime_ns)
     return found

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -136,3 +137,60 @@ def test_a_response_forbids_framing_and_scripts(ui_server: UiServer) -> None:
     assert reply.getheader("X-Frame-Options") == "DENY"
     assert "default-src 'none'" in (reply.getheader("Content-Security-Policy") or "")
     connection.close()
+
+
+def test_a_non_ascii_token_is_refused_not_an_error(ui_server: UiServer) -> None:
+    assert fetch(f"{base(ui_server)}/?token=%C3%A9t%C3%A9")[0] == 403
+
+
+def test_a_store_of_an_older_schema_is_reported_and_left_as_it_was(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    from cms import paths
+    from cms.hooks import inject
+    from cms.observations.access import open_project_memory
+
+    folder = tmp_path / "old"
+    folder.mkdir()
+    memory = open_project_memory(folder, create=True)
+    assert memory is not None
+    with memory:
+        db = Path(memory.store.path_str)
+        project = memory.project.id
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA user_version = 9")  # as an older cms left it
+    inject.save_state("chat-old", inject.InjectionState(cwd=str(folder)))
+    before = files_under(paths.cms_home())
+    server = UiServer(0)
+    thread = server.start_in_thread()
+    try:
+        status, page = fetch(f"{base(server)}/project/{project}?token={quote(server.token)}")
+    finally:
+        server.stop()
+        thread.join(timeout=10)
+    assert status == 500 and "schema 9" in page and "upgrade" in page
+    assert files_under(paths.cms_home()) == before
+
+
+def test_odd_values_in_a_chats_state_file_break_no_page(
+    ui_server: UiServer, memory: BuiltMemory
+) -> None:
+    import json
+
+    from cms import paths
+
+    state = paths.chat_dir("chat-odd") / "injected.json"
+    state.parent.mkdir(parents=True)
+    state.write_text(
+        json.dumps({"at": 1e300, "log": [[1e300, "x", 5, []], ["a", 1, "b", None], [1.0]]}),
+        encoding="utf-8",
+    )
+    try:
+        token = quote(ui_server.token)
+        assert fetch(ui_server.url)[0] == 200
+        assert fetch(f"{base(ui_server)}/chat/chat-odd?token={token}")[0] == 200
+    finally:
+        state.unlink()
+        state.parent.rmdir()
