@@ -202,6 +202,11 @@ def store_candidate(
                 "UPDATE observations SET importance = MAX(importance, ?) WHERE id = ?",
                 (new.importance, obs_id),
             )
+            if new.context:  # the words around it now (a subtopic's facts grow)
+                conn.execute(
+                    "UPDATE observations SET context = ? WHERE id = ? AND context != ?",
+                    (new.context, obs_id, new.context),
+                )
             if archived_at is None:  # said again: confirmed now, and back into recall
                 conn.execute(
                     "UPDATE observations SET archived_at = NULL, updated_at = MAX(updated_at, ?) "

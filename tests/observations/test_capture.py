@@ -276,3 +276,25 @@ def test_a_fact_about_the_projects_code_with_no_other_cue_is_a_learning() -> Non
     assert kind_of_fact("The project already has `igniter` as a dependency") == "learning"
     assert kind_of_fact("TypeScript 5 with the app router") == "learning"
     assert kind_of_fact("What a lovely afternoon it has been.") == "other"
+
+
+def test_a_facts_context_follows_its_subtopic_and_is_redacted(plain: Path) -> None:
+    def fact(context: str) -> NewObservation:
+        return NewObservation(
+            "decision", "Auth: Sessions", "We keep sessions in Redis.", source="chat-1/F3",
+            context=context,
+        )  # fmt: skip
+
+    with memory(plain) as mem:
+        (first,) = capture_with_outcomes(
+            mem.store, [fact("Tokens expire after an hour.")], session="chat-1", agent=None,
+            cwd=plain,
+        )  # fmt: skip
+        (again,) = capture_with_outcomes(
+            mem.store, [fact(f"Tokens expire after an hour. The key is {SECRET}")],
+            session="chat-1", agent=None, cwd=plain,
+        )  # fmt: skip
+        assert again.status == "duplicate" and again.id == first.id
+        stored = mem.store.get(first.id)
+    assert stored is not None and stored.context.startswith("Tokens expire after an hour.")
+    assert SECRET not in stored.context and "The key is" in stored.context
