@@ -271,7 +271,8 @@ def sync_project_memory(
             from cms.observations.chatsync import index_exchange
 
             index_exchange(memory, session_id, exchange.turn, exchange_passages(exchange))
-        result = sync_chat_memory(memory, cmap, cwd=cwd, agent=agent)
+        prompts = {exchange.turn: exchange.user} if exchange is not None else None
+        result = sync_chat_memory(memory, cmap, cwd=cwd, agent=agent, prompts=prompts)
         marked = 0
         if retired:
             from cms.observations.chatsync import retire_items

@@ -13,7 +13,7 @@ import difflib
 import re
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -403,11 +403,12 @@ def observations_from_map(
     *,
     kinds: Sequence[str] | None = None,
     fact_ids: Sequence[str] | None = None,
+    prompts: Mapping[int, str] | None = None,
 ) -> list[NewObservation]:
     """One candidate per fact of a chat map (questions and tasks left out), titled by its topic
-    path, the fact verbatim as body, the other facts of its subtopic as context (they help find
-    it), with its provenance (chat, fact id, turn). kinds and fact_ids narrow the facts
-    promoted."""
+    path, the fact verbatim as body, with its provenance (chat, fact id, turn) and, as context,
+    the user's prompt of its turn when prompts (by turn) has it: the turn before the answer
+    that stated it, which helps find it. kinds and fact_ids narrow the facts promoted."""
     wanted = None if fact_ids is None else set(fact_ids)
     result: list[NewObservation] = []
     for sun_title, planet, archived in cmap.all_planets():
@@ -427,7 +428,7 @@ def observations_from_map(
                     importance=importance_of_fact(sat.text, kind, planet.mass, archived),
                     source=fact_source(cmap.session_id, sat.id),
                     turn=sat.turn,
-                    context=" ".join(o.text for o in planet.satellites if o is not sat),
+                    context=(prompts or {}).get(sat.turn, ""),
                 )
             )
     return result

@@ -8,7 +8,7 @@ rebuilds. Runs in the worker and the CLI, never on the hook fast path.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +41,19 @@ def sync_chat_memory(
     cwd: str | Path | None,
     agent: str | None = None,
     now: float | None = None,
+    prompts: Mapping[int, str] | None = None,
 ) -> SyncResult:
-    """Sync one chat map into the project's fact index and promote its new standing facts."""
+    """Sync one chat map into the project's fact index and promote its new standing facts
+    (prompts: the user's prompt by turn, the context of the facts of that turn)."""
     stamp = time.time() if now is None else now
     changed = memory.store.write(lambda c: sync_chat(c, cmap, kind_of=kind_of_fact, now=stamp))
     if not changed:
         return SyncResult([], [])
     candidates = observations_from_map(
-        cmap, kinds=STANDING_KINDS, fact_ids=[fact_id for _row, fact_id in changed]
+        cmap,
+        kinds=STANDING_KINDS,
+        fact_ids=[fact_id for _row, fact_id in changed],
+        prompts=prompts,
     )
     outcomes = capture_with_outcomes(
         memory.store, candidates, session=cmap.session_id, agent=agent, cwd=cwd, now=stamp

@@ -269,6 +269,10 @@ def test_map_facts_become_one_observation_per_fact_with_provenance() -> None:
     archived = by_source["s/F8"]
     assert archived.kind == "file_summary" and archived.files == ("pnpm-workspace.yaml",)
     assert observations_from_map(cmap, kinds=("decision",), fact_ids=["F5"])[0].source == "s/F5"
+    asked = observations_from_map(cmap, prompts={3: "Which package manager do we use?"})
+    contexts = {c.source: c.context for c in asked}
+    assert contexts["s/F3"] == "Which package manager do we use?"  # the prompt of its turn
+    assert all(contexts[s] == "" for s in contexts if s != "s/F3" and by_source[s].turn != 3)
 
 
 def test_a_fact_about_the_projects_code_with_no_other_cue_is_a_learning() -> None:
