@@ -30,13 +30,16 @@ def ui(
     server = UiServer(port)
     print(server.url, flush=True)
     log_event("info", "ui_start", port=server.port)
-    if not no_open and not open_in_browser(server.url):
+    cleanup = None if no_open else open_in_browser(server.url)
+    if not no_open and cleanup is None:
         print("cms: no browser could be opened; open the URL above", flush=True)
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        if cleanup is not None:
+            cleanup()
         log_event("info", "ui_stop", port=server.port)
 
 

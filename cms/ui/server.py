@@ -149,11 +149,32 @@ class UiServer:
         self._server.should_exit = True
 
 
-def open_in_browser(url: str) -> bool:
-    """Open url in the user's browser; False when none could be started (a headless machine)."""
+def open_in_browser(url: str) -> Callable[[], None] | None:
+    """Open url in the user's browser through a private redirect file (so the token is not on a
+    browser's command line, where other local users could read it); returns what removes that
+    file, or None when no browser could be started (a headless machine)."""
+    import contextlib
+    import os
+    import tempfile
     import webbrowser
+    from html import escape
+
+    handle, path = tempfile.mkstemp(prefix="cms-ui-", suffix=".html")  # 0600
+    with os.fdopen(handle, "w", encoding="utf-8") as page:
+        page.write(
+            f'<!doctype html><meta charset=utf-8><meta http-equiv="refresh" '
+            f'content="0;url={escape(url)}"><a href="{escape(url)}">cms memory</a>'
+        )
+
+    def remove() -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
     try:
-        return webbrowser.open(url)
+        opened = webbrowser.open(f"file://{path}")
     except webbrowser.Error:
-        return False
+        opened = False
+    if not opened:
+        remove()
+        return None
+    return remove

@@ -194,3 +194,23 @@ def test_odd_values_in_a_chats_state_file_break_no_page(
     finally:
         state.unlink()
         state.parent.rmdir()
+
+
+def test_the_browser_gets_a_private_redirect_file_not_the_token_on_its_command_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+    import stat
+    import webbrowser
+
+    from cms.ui.server import open_in_browser
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda target: opened.append(target) or True)
+    cleanup = open_in_browser("http://127.0.0.1:9/?token=secret-token")
+    assert cleanup is not None and opened and "secret-token" not in opened[0]
+    path = opened[0].removeprefix("file://")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert "secret-token" in Path(path).read_text(encoding="utf-8")
+    cleanup()
+    assert not os.path.exists(path)
