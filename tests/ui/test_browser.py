@@ -76,6 +76,12 @@ def screenshot(page: Any, name: str) -> None:
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
+def open_project(page: Any, server: UiServer, memory: BuiltMemory) -> None:
+    """From the home page, click through to the fixture's main project."""
+    page.goto(server.url)
+    page.click(f"text={memory.project}")
+
+
 def test_the_home_page_lists_projects_and_the_usage_chart(
     page: Any, ui_server: UiServer, memory: BuiltMemory
 ) -> None:
@@ -89,8 +95,7 @@ def test_the_home_page_lists_projects_and_the_usage_chart(
 def test_a_project_page_shows_chats_rules_in_force_and_observations(
     page: Any, ui_server: UiServer, memory: BuiltMemory
 ) -> None:
-    page.goto(ui_server.url)
-    page.click(f"text={memory.project}")
+    open_project(page, ui_server, memory)
     chats = page.locator("#chats").inner_text()
     assert "We decided to use PostgreSQL 16" in chats and "From now on, start function" in chats
     rules = page.locator("#in-force").inner_text()
@@ -104,8 +109,7 @@ def test_a_project_page_shows_chats_rules_in_force_and_observations(
 def test_the_search_box_returns_stored_facts_verbatim(
     page: Any, ui_server: UiServer, memory: BuiltMemory
 ) -> None:
-    page.goto(ui_server.url)
-    page.click(f"text={memory.project}")
+    open_project(page, ui_server, memory)
     page.fill("#search input[name=q]", "root cause token refresh")
     page.click("#search button")
     page.wait_for_selector("#results")
@@ -119,8 +123,7 @@ def test_the_search_box_returns_stored_facts_verbatim(
 def test_a_chat_page_shows_the_map_tree_and_the_injections(
     page: Any, ui_server: UiServer, memory: BuiltMemory
 ) -> None:
-    page.goto(ui_server.url)
-    page.click(f"text={memory.project}")
+    open_project(page, ui_server, memory)
     page.click("text=We decided to use PostgreSQL 16")
     topics = page.locator("details.planet summary").all_inner_texts()
     assert any("Orders database" in topic and "mass" in topic for topic in topics), topics
