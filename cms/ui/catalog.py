@@ -205,43 +205,40 @@ class ProjectMemoryView:
     facts: int
 
 
-LIVE = "archived_at IS NULL AND superseded_by IS NULL"
-
-
 def memory_view(memory: ProjectMemory, per_kind: int = PER_KIND) -> ProjectMemoryView:
     from cms.observations.items import replaced_observations
     from cms.observations.recall import in_force
     from cms.observations.store import COLUMNS, row_to_observation
 
-    def read(conn: Any) -> tuple[dict[str, int], dict[str, list[Observation]], tuple[int, ...]]:
-        live = dict(
-            conn.execute(f"SELECT kind, COUNT(*) FROM observations WHERE {LIVE} GROUP BY kind")
-        )
+    stats = memory.store.stats()  # live by kind, superseded and archived counts
+    live: dict[str, int] = stats["by_kind"]
+
+    def read(conn: Any) -> tuple[dict[str, list[Observation]], int]:
         newest = {
             kind: [
                 row_to_observation(r)
                 for r in conn.execute(
-                    f"SELECT {COLUMNS} FROM observations WHERE {LIVE} AND kind = ? "
+                    f"SELECT {COLUMNS} FROM observations WHERE archived_at IS NULL "
+                    "AND superseded_by IS NULL AND kind = ? "
                     "ORDER BY updated_at DESC, id DESC LIMIT ?",
                     (kind, per_kind),
                 )
             ]
             for kind in sorted(live)
         }
-        history = conn.execute(
-            "SELECT COUNT(superseded_by), COUNT(archived_at) FROM observations"
-        ).fetchone()
         facts = conn.execute(
             "SELECT COUNT(*) FROM facts WHERE superseded_by IS NULL AND kind != ?", (PASSAGE,)
         ).fetchone()
-        return live, newest, (int(history[0]), int(history[1]), int(facts[0]))
+        return newest, int(facts[0])
 
-    live, newest, (superseded, archived, facts) = memory.store.read(read)
+    newest, facts = memory.store.read(read)
     rules = [
         RuleInForce(found.observation, replaced_observations(memory.store, found.observation))
         for found in in_force(memory.store, memory.scope)
     ]
-    return ProjectMemoryView(newest, live, rules, superseded, archived, facts)
+    return ProjectMemoryView(
+        newest, live, rules, int(stats["superseded"]), int(stats["archived"]), facts
+    )
 
 
 def usage_by_day(days: int = 30) -> list[dict[str, Any]]:
