@@ -283,7 +283,8 @@ def sync_project_memory(
 
 def update_semantic_index(cwd: str, config: Config) -> int:
     """Compute the vectors the project's new or changed items lack, when the semantic index is
-    usable here (the extra and a model installed); returns how many."""
+    usable here (the extra and a model installed), and retire what the new items restate or
+    change among their semantic neighbours; returns how many vectors were computed."""
     from cms.observations.access import open_project_memory
     from cms.semantic import load_embedder, update_vectors
 
@@ -292,7 +293,7 @@ def update_semantic_index(cwd: str, config: Config) -> int:
     if embedder is None or memory is None:
         return 0
     with memory:
-        return update_vectors(memory.store, embedder)
+        return update_vectors(memory.store, embedder, supersede=True)
 
 
 def session_text(session_id: str, transcript: str | None) -> str:

@@ -237,7 +237,18 @@ def index_passages(
     return len(passages)
 
 
-def _fact(conn: sqlite3.Connection, row_id: int) -> IndexedFact | None:
+def fact_retires(new: IndexedFact, old: IndexedFact) -> bool:
+    """Whether new, said later, restates or changes old (the same subject, cms.observations.
+    subject.relation), so that old leaves what is in force; a poorer restatement does not."""
+    from cms.observations.subject import SAME, is_poorer, relation
+
+    if (old.created_at, old.id) >= (new.created_at, new.id):
+        return False
+    found = relation(new.text, old.text)
+    return found is not None and not (found == SAME and is_poorer(new.text, old.text))
+
+
+def read_fact(conn: sqlite3.Connection, row_id: int) -> IndexedFact | None:
     row = conn.execute(f"SELECT {FACT_COLUMNS} FROM facts WHERE id = ?", (row_id,)).fetchone()
     return None if row is None else IndexedFact(row)
 
@@ -245,10 +256,10 @@ def _fact(conn: sqlite3.Connection, row_id: int) -> IndexedFact | None:
 def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
     """Mark the in-force facts and passages that the fact row_id restates or changes (same
     subject, said earlier) as superseded by it; returns their ids."""
-    new = _fact(conn, row_id)
+    new = read_fact(conn, row_id)
     if new is None:
         return []
-    from cms.observations.subject import SAME, is_poorer, relation, subject_words
+    from cms.observations.subject import subject_words
 
     words = subject_words(new.text)[:24]
     expr = or_expression(rarest(words, frequencies_in(conn, words, "facts_vocab")))
@@ -261,13 +272,7 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
         "WHERE f.superseded_by IS NULL ORDER BY hits.rank",
         (expr, row_id, RELATED_LIMIT),
     ).fetchall()
-    marked = []
-    for row in rows:
-        old = IndexedFact(row)
-        earlier = (old.created_at, old.id) < (new.created_at, new.id)
-        found = relation(new.text, old.text)
-        if earlier and found is not None and not (found == SAME and is_poorer(new.text, old.text)):
-            marked.append(old.id)
+    marked = [old.id for old in map(IndexedFact, rows) if fact_retires(new, old)]
     if marked:
         marks = ",".join("?" * len(marked))
         conn.execute(f"UPDATE facts SET superseded_by = ? WHERE id IN ({marks})", (row_id, *marked))
@@ -357,7 +362,7 @@ def find_facts(store: ObservationStore, key: str) -> list[IndexedFact]:
 
 
 def fact_by_id(store: ObservationStore, row_id: int) -> IndexedFact | None:
-    return store.read(lambda c: _fact(c, row_id))
+    return store.read(lambda c: read_fact(c, row_id))
 
 
 def superseded_chain(store: ObservationStore, fact: IndexedFact) -> list[IndexedFact]:

@@ -75,9 +75,9 @@ def live_texts(conn: sqlite3.Connection) -> dict[str, str]:
     return texts
 
 
-def embed_pending(store: ObservationStore, model: str, encode: Encoder) -> int:
+def embed_pending(store: ObservationStore, model: str, encode: Encoder) -> list[str]:
     """Compute the vectors of live items that lack one for model (or whose text changed since),
-    drop those of items no longer live and of other models; returns how many were computed."""
+    drop those of items no longer live and of other models; returns the keys computed."""
     texts, known = store.read(
         lambda c: (
             live_texts(c),
@@ -98,7 +98,7 @@ def embed_pending(store: ObservationStore, model: str, encode: Encoder) -> int:
                 "DELETE FROM vectors WHERE model = ? AND item = ?", [(model, k) for k in gone]
             )
         )
-    return len(pending)
+    return pending
 
 
 def _save(store: ObservationStore, rows: list[tuple[str, str, str, bytes]]) -> None:

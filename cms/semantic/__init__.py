@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from cms.semantic.model import Embedder
 
 DEFAULT_MODEL = "minishlab/potion-base-8M"  # 8M parameters, 256 dimensions, about 30 MB
+NEIGHBOURS = 8  # nearest stored items each new item is checked against for supersession
 EXTRA_HINT = "pip install 'cms[semantic]' (or python install.py --semantic)"
 
 _LOADED: dict[str, Embedder] = {}
@@ -79,11 +80,35 @@ def load_embedder(config: Config, notify: Callable[[str], None] | None = None) -
     return None
 
 
-def update_vectors(store: ObservationStore, embedder: Embedder) -> int:
-    """Compute the vectors the project's live items lack; returns how many."""
+def update_vectors(store: ObservationStore, embedder: Embedder, *, supersede: bool = False) -> int:
+    """Compute the vectors the project's live items lack; returns how many. With supersede (the
+    worker, after new items were stored), each new item's nearest earlier items of its kind are
+    checked by the subject rules and retired when it restates or changes them: the semantic
+    index widens the candidates of the lexical checks, the rules still decide."""
     from cms.observations.vectors import embed_pending
 
-    return embed_pending(store, embedder.model_id, embedder.encode)
+    computed = embed_pending(store, embedder.model_id, embedder.encode)
+    if supersede and computed:
+        supersede_semantic_neighbours(store, embedder, computed)
+    return len(computed)
+
+
+def supersede_semantic_neighbours(
+    store: ObservationStore, embedder: Embedder, keys: list[str]
+) -> list[str]:
+    """Retire the earlier items that the items keys restate or change, among the NEIGHBOURS
+    stored items of the same kind (facts, observations) nearest each; returns those retired."""
+    from cms.observations.neighbours import supersede_neighbours
+    from cms.observations.vectors import stored_vectors
+
+    stored, blobs = stored_vectors(store, embedder.model_id)
+    where = {key: i for i, key in enumerate(stored)}
+    probes = [where[k] for k in keys if k in where]
+    pairs = []
+    for probe, found in zip(probes, embedder.neighbours(probes, blobs, NEIGHBOURS), strict=True):
+        new = stored[probe]
+        pairs += [(new, stored[i]) for _cos, i in found if stored[i][:1] == new[:1]]
+    return supersede_neighbours(store, pairs)
 
 
 def query_similarities(store: ObservationStore, embedder: Embedder, query: str) -> dict[str, float]:

@@ -1,5 +1,6 @@
 """The static embedding model: loading a local model2vec folder, encoding texts as normalised
-float16 vectors, cosines against stored vectors, and the one-time download of a model.
+float16 vectors, cosines against stored vectors (a query, or stored items among themselves),
+and the one-time download of a model.
 
 The only module that imports model2vec, numpy, safetensors and tokenizers (the `semantic`
 extra); never on the hook path, and loading a local folder never touches the network.
@@ -17,6 +18,8 @@ from safetensors import safe_open
 from tokenizers import Tokenizer
 
 from cms.errors import CmsError
+
+NEIGHBOUR_BATCH = 256  # probes compared with every stored vector per matrix product
 
 
 class SemanticModelError(CmsError):
@@ -48,15 +51,37 @@ class Embedder:
             return []
         return [row.astype(np.float16).tobytes() for row in self._unit(texts)]
 
-    def similarities(self, query: str, blobs: Sequence[bytes]) -> list[float]:
-        """The cosine of query with each stored vector (vectors of another width count 0)."""
-        if not blobs:
-            return []
+    def _matrix(self, blobs: Sequence[bytes]) -> np.ndarray:
+        """Stored vectors as rows (vectors of another width count as zeros)."""
         width = self.dim * 2
         usable = [b if len(b) == width else bytes(width) for b in blobs]
         matrix = np.frombuffer(b"".join(usable), dtype=np.float16).reshape(len(usable), self.dim)
-        scores = matrix.astype(np.float32) @ self._unit([query])[0]
+        return matrix.astype(np.float32)
+
+    def similarities(self, query: str, blobs: Sequence[bytes]) -> list[float]:
+        """The cosine of query with each stored vector."""
+        if not blobs:
+            return []
+        scores = self._matrix(blobs) @ self._unit([query])[0]
         return [float(s) for s in scores]
+
+    def neighbours(
+        self, probes: Sequence[int], blobs: Sequence[bytes], count: int
+    ) -> list[list[tuple[float, int]]]:
+        """For each probe (an index into blobs), the count other stored vectors nearest it, as
+        (cosine, index), best first."""
+        if not probes:
+            return []
+        matrix = self._matrix(blobs)
+        found = []
+        for start in range(0, len(probes), NEIGHBOUR_BATCH):
+            batch = list(probes[start : start + NEIGHBOUR_BATCH])
+            scores = matrix[batch] @ matrix.T
+            scores[np.arange(len(batch)), batch] = -np.inf  # never its own neighbour
+            for row in scores:
+                best = np.argsort(-row, kind="stable")[:count]
+                found.append([(float(row[i]), int(i)) for i in best if np.isfinite(row[i])])
+        return found
 
 
 def _load_folder(folder: str) -> StaticModel:
