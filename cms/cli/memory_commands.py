@@ -27,6 +27,13 @@ from cms.observations.export import (
     observation_record,
     parse_export,
 )
+from cms.observations.memoryfile import (
+    DEFAULT_BUDGET,
+    VIEWS,
+    chosen_observations,
+    merge_block,
+    render_view,
+)
 from cms.observations.migrations import KINDS
 from cms.observations.recall import RecalledObservation, format_observation_line, recall
 from cms.observations.store import NewObservation, Observation
@@ -274,21 +281,69 @@ def stats(as_json: JsonOpt = False, cwd: CwdOpt = None) -> None:
         )
 
 
+EXPORT_FORMATS = ("md", "json", *VIEWS)
+
+
 def export(
-    fmt: Annotated[str, typer.Option("--format", help="md (MEMORY.md style) or json.")] = "md",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="md (every observation, MEMORY.md style), json, claude-md (a budgeted index of "
+            "what is in force) or agents-md (a '## Memory' section for AGENTS.md).",
+        ),
+    ] = "md",
     output: Annotated[Path | None, typer.Option("--output", help="File (default: stdout).")] = None,
+    budget: Annotated[
+        int, typer.Option("--budget", min=200, help="claude-md, agents-md: characters of entries.")
+    ] = DEFAULT_BUDGET,
+    chat_map: Annotated[
+        bool, typer.Option("--map", help="Export a chat's map as Markdown instead.")
+    ] = False,
+    session: Annotated[
+        str | None, typer.Option("--session", help="With --map: the chat (default: the latest).")
+    ] = None,
     cwd: CwdOpt = None,
 ) -> None:
-    """Write the project's live and archived observations as Markdown or JSON."""
-    if fmt not in ("md", "json"):
-        raise typer.BadParameter("--format must be md or json")
+    """Write the project's memory: every observation (md, json), what is in force (claude-md,
+    agents-md: a marked block that replaces its earlier version in an existing --output file,
+    the rest of the file kept), or with --map a chat's map."""
+    if chat_map:
+        from cms.chats import locate_map
+        from cms.map.render import render_markdown
+        from cms.map.store import load_map
+
+        _write_export(render_markdown(load_map(str(locate_map(session)))), output, "the map")
+        return
+    if fmt not in EXPORT_FORMATS:
+        raise typer.BadParameter(f"--format must be one of {', '.join(EXPORT_FORMATS)}")
     project = identify_project(cwd or Path.cwd())
     memory = _memory(cwd, create=False)
     observations: list[Observation] = []
     if memory is not None:
         with memory:
-            observations = exported_observations(memory.store)
-    text = (export_json if fmt == "json" else export_markdown)(project.id, observations)
+            if fmt in VIEWS:
+                observations = chosen_observations(memory.store, memory.scope, budget)
+            else:
+                observations = exported_observations(memory.store)
+    if fmt in VIEWS:
+        block = render_view(fmt, project.id, observations)
+        text = merge_block(_existing(output), block) if output is not None else block
+    else:
+        text = (export_json if fmt == "json" else export_markdown)(project.id, observations)
+    _write_export(text, output, f"{len(observations)} observations")
+
+
+def _existing(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"cannot read {path}: {exc}") from exc
+
+
+def _write_export(text: str, output: Path | None, what: str) -> None:
     if output is None:
         sys.stdout.write(text)
         return
@@ -296,7 +351,7 @@ def export(
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise StoreError(f"cannot write {output}: {exc.strerror}") from exc
-    print(f"exported {len(observations)} observations to {output}")
+    print(f"exported {what} to {output}")
 
 
 def import_command(

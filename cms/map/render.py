@@ -1,4 +1,5 @@
-"""Text views of a map: the titles-only index for the main model, the full view for the updater.
+"""Text views of a map: the titles-only index for the main model, the full view for the updater
+and Markdown for people.
 
 The index shows sun and planet titles with mass and fact counts, never fact texts, in a stable
 order (creation order) so prompt caching keeps working, and never exceeds its character budget.
@@ -6,7 +7,7 @@ order (creation order) so prompt caching keeps working, and never exceeds its ch
 
 from __future__ import annotations
 
-from cms.map.model import CorrelationMap
+from cms.map.model import CorrelationMap, Satellite
 
 
 def render_index(cmap: CorrelationMap, max_chars: int = 8000) -> str:
@@ -60,3 +61,29 @@ def render_full(cmap: CorrelationMap) -> str:
             lines.append(f"  {planet.id} {planet.title} (mass {planet.mass})")
             lines.extend(f"    {sat.id} {sat.text}" for sat in planet.satellites)
     return "\n".join(lines)
+
+
+def render_markdown(cmap: CorrelationMap) -> str:
+    """The whole map as Markdown for people (`cms export --map`): a heading per topic and
+    subtopic (with mass), each fact whole with its id and turn; archived subtopics at the end."""
+    lines = [f"# Chat {cmap.session_id}", ""]
+    if not cmap.suns and not cmap.archive:
+        return "\n".join([*lines, "(the map is empty)"]) + "\n"
+    for sun in cmap.suns:
+        lines += [f"## {sun.title} ({sun.id})", ""]
+        for planet in sun.planets:
+            lines += [f"### {planet.title} ({planet.id}, mass {planet.mass})", ""]
+            lines += [_fact_bullet(sat) for sat in planet.satellites]
+            lines.append("")
+    if cmap.archive:
+        lines += ["## Archived", ""]
+        for planet in cmap.archive:
+            where = f"{planet.sun_title} > " if planet.sun_title else ""
+            lines += [f"### {where}{planet.title} ({planet.id}, archived {planet.archived_at})", ""]
+            lines += [_fact_bullet(sat) for sat in planet.satellites]
+            lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _fact_bullet(sat: Satellite) -> str:
+    return f"- {' '.join(sat.text.split())} ({sat.id}, turn {sat.turn})"

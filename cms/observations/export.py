@@ -45,6 +45,10 @@ HEADINGS = {
 _META = re.compile(r"^<!-- cms: (\{.*\}) -->$")
 _FILES = re.compile(r"^Files: (`.*`)$")
 _ESCAPE = ("#", "<!--", "Files:", "\\")
+_BULLET_FILES = re.compile(r"^(.*?)\s*\(files: ([^()]+)\)$")
+BLOCK_BEGIN = "<!-- cms:memory begin"  # the block of a committed memory view (memoryfile.py)
+BLOCK_END = "<!-- cms:memory end -->"
+BLOCK = re.compile(re.escape(BLOCK_BEGIN) + r".*?" + re.escape(BLOCK_END), re.DOTALL)
 
 
 @dataclass
@@ -160,7 +164,15 @@ def _bullet_record(kind: str, text: str) -> dict[str, Any]:
     if match is None:
         match = re.match(r"^([^:]{3,120}):\s+(.+)$", text)
     if match is not None:
-        return {"kind": kind, "title": match.group(1).strip(), "body": match.group(2).strip()}
+        record: dict[str, Any] = {
+            "kind": kind,
+            "title": match.group(1).strip(),
+            "body": match.group(2).strip(),
+        }
+        if files := _BULLET_FILES.match(record["body"]):
+            record["body"] = files.group(1)
+            record["files"] = [f.strip() for f in files.group(2).split(",") if f.strip()]
+        return record
     title = fit_text(text, 120)
     return {"kind": kind, "title": title, "body": text if title != text else ""}
 
@@ -202,8 +214,25 @@ def parse_markdown(text: str) -> list[dict[str, Any]]:
     return records
 
 
+def block_markdown(text: str) -> str | None:
+    """The Markdown inside a file's cms block (a memory view in a CLAUDE.md, MEMORY.md or
+    AGENTS.md), an AGENTS.md section's headings raised one level so that its kind headings read
+    as in a MEMORY.md; None when the file has no block."""
+    found = BLOCK.search(text)
+    if found is None:
+        return None
+    inner = found.group(0).splitlines()[1:-1]
+    if any(line.strip() == "## Memory" for line in inner):
+        inner = [line[1:] if line.startswith("###") else line for line in inner]
+        inner = [line for line in inner if line.strip() != "## Memory"]
+    return "\n".join(inner)
+
+
 def parse_export(text: str) -> list[dict[str, Any]]:
-    """Records of a JSON export (by its first character) or of a Markdown one."""
+    """Records of a JSON export (by its first character), of the cms block of a memory view
+    (the rest of such a file is the user's), or of a Markdown export."""
+    if (block := block_markdown(text)) is not None:
+        return parse_markdown(block)
     if text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
