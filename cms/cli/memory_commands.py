@@ -375,22 +375,55 @@ def import_command(
     )
 
 
-def gc(cwd: CwdOpt = None) -> None:
-    """Archive observations not recalled for stale_after_days (config section observations)
-    whose importance is at most stale_max_importance; they stay in the store, out of recall."""
+def gc(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan and change nothing.")
+    ] = False,
+    cwd: CwdOpt = None,
+) -> None:
+    """Upkeep: archive observations not recalled for stale_after_days (config section
+    observations) whose importance is at most stale_max_importance, and fold near-duplicates of
+    one subject into the newest. Nothing is deleted: archived ones stay in the store, folded
+    ones are the newer one's history (`cms get`)."""
+    from cms.observations.upkeep import (
+        apply_folds,
+        archive_observations,
+        fold_plan,
+        stale_observations,
+    )
+
     settings = load_command_config().observations
     memory = _memory(cwd, create=False)
-    count = 0
+    now = time.time()
+    stale: list[Observation] = []
+    folds = []
     if memory is not None:
         with memory:
-            count = memory.store.archive_stale(
-                now=time.time(),
-                stale_after_days=settings.stale_after_days,
-                max_importance=settings.stale_max_importance,
-            )
+            folds = fold_plan(memory.store)
+            folded = {f.older.id for f in folds}
+            stale = [
+                o
+                for o in stale_observations(
+                    memory.store,
+                    now=now,
+                    stale_after_days=settings.stale_after_days,
+                    max_importance=settings.stale_max_importance,
+                )
+                if o.id not in folded
+            ]
+            if not dry_run:
+                apply_folds(memory.store, folds)
+                archive_observations(memory.store, [o.id for o in stale], now)
+    verb = ("would fold", "would archive") if dry_run else ("folded", "archived")
+    for fold in folds:
+        print(f"{verb[0]} {fold.describe()}")
+    if dry_run:
+        for obs in stale:
+            print(f"{verb[1]} #{obs.id} {obs.title!r}")
     print(
-        f"archived {count} observation{'s' if count != 1 else ''} not recalled for "
-        f"{settings.stale_after_days} days with importance <= {settings.stale_max_importance}"
+        f"{verb[1]} {len(stale)} observation{'s' if len(stale) != 1 else ''} not recalled for "
+        f"{settings.stale_after_days} days with importance <= {settings.stale_max_importance}; "
+        f"{verb[0]} {len(folds)} near-duplicate{'s' if len(folds) != 1 else ''}"
     )
 
 

@@ -175,8 +175,15 @@ def test_gc_archives_by_the_configured_age_and_importance(tmp_path: Path) -> Non
     config.write_text(
         "[observations]\nstale_after_days = 30\nstale_max_importance = 2\n", encoding="utf-8"
     )
-    out = ok("gc", "--cwd", str(folder), env={"CMS_CONFIG": str(config)})
-    assert out.strip() == "archived 1 observation not recalled for 30 days with importance <= 2"
+    env = {"CMS_CONFIG": str(config)}
+    plan = ok("gc", "--dry-run", "--cwd", str(folder), env=env)
+    assert plan.splitlines()[0] == "would archive #1 'old trivia'"
+    assert len(json.loads(ok("list", "--json", "--cwd", str(folder)))) == 2  # nothing changed
+    out = ok("gc", "--cwd", str(folder), env=env)
+    assert out.strip() == (
+        "archived 1 observation not recalled for 30 days with importance <= 2; "
+        "folded 0 near-duplicates"
+    )
     assert [d["title"] for d in json.loads(ok("list", "--json", "--cwd", str(folder)))] == [
         "old but vital"
     ]
