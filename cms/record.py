@@ -1,22 +1,124 @@
-"""Value-class bases: what dataclasses give (equality, repr, replace) without their import cost.
+"""The one way to write a value class: fields declared once, as annotations, on a `Record`
+subclass; its metaclass builds `__slots__`, `__init__`, equality, repr and `replace` from them.
 
-Importing dataclasses pulls in inspect, ast and typing (~20 ms), too much for the hook processes
-and `cms search`; these bases compare, print and copy by a class's `_FIELDS`. Subclasses declare
-`__slots__`, `_FIELDS` and an explicit `__init__`. No other behaviour lives here.
+What dataclasses give without their import cost (dataclasses pulls in inspect, ast and typing:
+too much for the hook processes and `cms search`). Marked with `dataclass_transform`, so mypy
+checks constructor calls as for a dataclass. No other behaviour lives here.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Self
+    from collections.abc import Callable
+    from typing import Any, ClassVar, Self, TypeVar, dataclass_transform
+
+    T = TypeVar("T")
+else:
+
+    def dataclass_transform(**_options):
+        return lambda target: target
 
 
-class Record:
-    """Mutable value base: equal when all fields are, unhashable (like a plain dataclass)."""
+class _Factory:
+    """A default made anew for each record (a list, a dict)."""
 
-    __slots__ = ()
-    _FIELDS: tuple[str, ...] = ()
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], object]) -> None:
+        self.make = make
+
+
+def field(*, default_factory: Callable[[], T]) -> T:
+    """A field whose default is made by default_factory for each record (`= field(...)`)."""
+    return _Factory(default_factory)  # type: ignore[return-value]  # read by RecordMeta
+
+
+def _is_class_var(annotation: object) -> bool:
+    return str(annotation).startswith(("ClassVar", "typing.ClassVar"))
+
+
+_MISSING = object()
+
+
+def _build_init(fields: tuple[str, ...], defaults: dict[str, object], frozen: bool) -> Any:
+    """An `__init__` taking the fields in order (those with defaults last), compiled once per
+    class as dataclasses do: as fast to call as a hand-written one."""
+    scope: dict[str, object] = {"_set": object.__setattr__, "_MISSING": _MISSING}
+    params, body = [], []
+    for name in fields:
+        default = defaults.get(name, _MISSING)
+        value = name
+        if default is _MISSING:
+            params.append(name)
+        elif isinstance(default, _Factory):
+            scope[f"_make_{name}"] = default.make
+            params.append(f"{name}=_MISSING")
+            value = f"_make_{name}() if {name} is _MISSING else {name}"
+        else:
+            scope[f"_default_{name}"] = default
+            params.append(f"{name}=_default_{name}")
+        body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
+    source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body)
+    exec(source, scope)  # generated from the class's own field names only
+    return scope["__init__"]
+
+
+def _frozen_setattr(self: object, name: str, value: object) -> None:
+    raise AttributeError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
+
+
+def _frozen_delattr(self: object, name: str) -> None:
+    raise AttributeError(f"cannot delete field {name!r} of a frozen {type(self).__name__}")
+
+
+def _hash_values(self: Record) -> int:
+    return hash(self._values())
+
+
+@dataclass_transform(field_specifiers=(field,))
+class RecordMeta(type):
+    """Builds a Record subclass from its annotations: `__slots__` (defaults move out of the
+    class body), `_FIELDS` (inherited first) and, unless the class writes its own, `__init__`;
+    `frozen=True` makes fields read-only after `__init__` and the record hashable."""
+
+    def __new__(
+        mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], frozen: bool = False
+    ) -> RecordMeta:
+        annotations = namespace.get("__annotations__", {})
+        own = tuple(n for n, a in annotations.items() if not _is_class_var(a))
+        inherited: tuple[str, ...] = ()
+        defaults: dict[str, object] = {}
+        for base in bases:
+            inherited += tuple(getattr(base, "_FIELDS", ()))
+            defaults.update(getattr(base, "_DEFAULTS", {}))
+            frozen = frozen or bool(getattr(base, "_FROZEN", False))
+        for field_name in own:
+            if field_name in namespace:
+                defaults[field_name] = namespace.pop(field_name)
+        fields = inherited + tuple(n for n in own if n not in inherited)
+        namespace.update(__slots__=own, _FIELDS=fields, _DEFAULTS=defaults, _FROZEN=frozen)
+        if frozen:
+            namespace.update(
+                __setattr__=_frozen_setattr, __delattr__=_frozen_delattr, __hash__=_hash_values
+            )
+        else:
+            namespace.setdefault("__hash__", None)  # mutable: unhashable, like a dataclass
+        if "__init__" not in namespace and fields:
+            ordered = [n for n in fields if n not in defaults] + [
+                n for n in fields if n in defaults
+            ]
+            namespace["__init__"] = _build_init(tuple(ordered), defaults, frozen)
+        return super().__new__(mcls, name, bases, namespace)
+
+
+class Record(metaclass=RecordMeta):
+    """Value base: equal when all fields are; mutable and unhashable unless declared with
+    `class X(Record, frozen=True)` (then fields are set once, by `__init__`, and it hashes)."""
+
+    _FIELDS: ClassVar[tuple[str, ...]]
+    _DEFAULTS: ClassVar[dict[str, object]]
+    _FROZEN: ClassVar[bool]
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self._FIELDS)
@@ -26,8 +128,6 @@ class Record:
             return NotImplemented
         assert isinstance(other, Record)
         return self._values() == other._values()
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
@@ -40,23 +140,3 @@ class Record:
             raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
         values = {name: changes.get(name, getattr(self, name)) for name in self._FIELDS}
         return type(self)(**values)
-
-
-class FrozenRecord(Record):
-    """Immutable value base: fields are set once in __init__ (with set_fields); hashable."""
-
-    __slots__ = ()
-
-    def set_fields(self, **values: object) -> None:
-        """For __init__ only: the one way to give a frozen record its fields."""
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r} of a frozen {type(self).__name__}")
-
-    def __hash__(self) -> int:  # type: ignore[override]  # frozen: safe to hash
-        return hash(self._values())

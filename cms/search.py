@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cms.record import FrozenRecord
+from cms.record import Record
 from cms.textindex import Bm25Index
 
 TYPE_CHECKING = False  # dataclasses and typing cost `cms search` ~30 ms; mypy reads these
@@ -24,22 +24,15 @@ MODEL_CANDIDATES = 150
 Selector = Callable[[str, list[str], int], list[int]]
 
 
-class FactHit(FrozenRecord):
-    """One found fact: immutable, equal and hashed by all fields (like a frozen dataclass)."""
+class FactHit(Record, frozen=True):
+    """One found fact: immutable, equal and hashed by all fields."""
 
-    __slots__ = ("archived", "id", "planet", "score", "sun", "text")
-    _FIELDS = ("id", "text", "sun", "planet", "archived", "score")
     id: str
     text: str
     sun: str
     planet: str
     archived: bool
-    score: float
-
-    def __init__(
-        self, id: str, text: str, sun: str, planet: str, archived: bool, score: float = 0.0
-    ) -> None:
-        self.set_fields(id=id, text=text, sun=sun, planet=planet, archived=archived, score=score)
+    score: float = 0.0
 
     @property
     def path(self) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 
 from cms.errors import CorruptMapError, MapVersionError
-from cms.record import Record
+from cms.record import Record, field
 
-TYPE_CHECKING = False  # dataclasses and typing cost `cms search` and the prompt hook ~30 ms
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -26,20 +26,11 @@ def utc_now() -> str:
 
 
 class Satellite(Record):
-    __slots__ = ("created_at", "id", "text", "turn", "updated_at")
-    _FIELDS = ("id", "text", "created_at", "updated_at", "turn")
     id: str
     text: str
     created_at: str
     updated_at: str
     turn: int
-
-    def __init__(self, id: str, text: str, created_at: str, updated_at: str, turn: int) -> None:
-        self.id = id
-        self.text = text
-        self.created_at = created_at
-        self.updated_at = updated_at
-        self.turn = turn
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -52,59 +43,15 @@ class Satellite(Record):
 
 
 class Planet(Record):
-    __slots__ = (
-        "archived_at",
-        "created_at",
-        "id",
-        "mass",
-        "satellites",
-        "sun_id",
-        "sun_title",
-        "title",
-        "updated_at",
-    )
-    _FIELDS = (
-        "id",
-        "title",
-        "mass",
-        "created_at",
-        "updated_at",
-        "satellites",
-        "archived_at",
-        "sun_id",
-        "sun_title",
-    )
     id: str
     title: str
     mass: int
     created_at: str
     updated_at: str
-    satellites: list[Satellite]
-    archived_at: str | None
-    sun_id: str | None
-    sun_title: str | None
-
-    def __init__(
-        self,
-        id: str,
-        title: str,
-        mass: int,
-        created_at: str,
-        updated_at: str,
-        satellites: list[Satellite] | None = None,
-        archived_at: str | None = None,  # set only in the archive
-        sun_id: str | None = None,  # archive only: the sun it belonged to
-        sun_title: str | None = None,  # archive only
-    ) -> None:
-        self.id = id
-        self.title = title
-        self.mass = mass
-        self.created_at = created_at
-        self.updated_at = updated_at
-        self.satellites = [] if satellites is None else satellites
-        self.archived_at = archived_at
-        self.sun_id = sun_id
-        self.sun_title = sun_title
+    satellites: list[Satellite] = field(default_factory=list)
+    archived_at: str | None = None  # set only in the archive
+    sun_id: str | None = None  # archive only: the sun it belonged to
+    sun_title: str | None = None  # archive only
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -123,20 +70,10 @@ class Planet(Record):
 
 
 class Sun(Record):
-    __slots__ = ("created_at", "id", "planets", "title")
-    _FIELDS = ("id", "title", "created_at", "planets")
     id: str
     title: str
     created_at: str
-    planets: list[Planet]
-
-    def __init__(
-        self, id: str, title: str, created_at: str, planets: list[Planet] | None = None
-    ) -> None:
-        self.id = id
-        self.title = title
-        self.created_at = created_at
-        self.planets = [] if planets is None else planets
+    planets: list[Planet] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -148,54 +85,14 @@ class Sun(Record):
 
 
 class CorrelationMap(Record):
-    __slots__ = (
-        "archive",
-        "created_at",
-        "next_id",
-        "project",
-        "session_id",
-        "suns",
-        "updated_at",
-        "version",
-    )
-    _FIELDS = (
-        "session_id",
-        "project",
-        "next_id",
-        "created_at",
-        "updated_at",
-        "suns",
-        "archive",
-        "version",
-    )
     session_id: str
     project: str
     next_id: int
     created_at: str
     updated_at: str
-    suns: list[Sun]
-    archive: list[Planet]
-    version: int
-
-    def __init__(
-        self,
-        session_id: str,
-        project: str,
-        next_id: int,
-        created_at: str,
-        updated_at: str,
-        suns: list[Sun] | None = None,
-        archive: list[Planet] | None = None,
-        version: int = MAP_VERSION,
-    ) -> None:
-        self.session_id = session_id
-        self.project = project
-        self.next_id = next_id
-        self.created_at = created_at
-        self.updated_at = updated_at
-        self.suns = [] if suns is None else suns
-        self.archive = [] if archive is None else archive
-        self.version = version
+    suns: list[Sun] = field(default_factory=list)
+    archive: list[Planet] = field(default_factory=list)
+    version: int = MAP_VERSION
 
     def allocate_id(self, letter: str) -> str:
         """A fresh id (letter + number from next_id); numbers are never reused."""

@@ -1,0 +1,66 @@
+"""The value-class base: fields declared once as annotations give slots, a positional and
+keyword __init__ (defaults last, factories made per record), equality, repr and replace;
+frozen records refuse assignment and hash."""
+
+from __future__ import annotations
+
+import pytest
+
+from cms.record import Record, field
+
+
+class Point(Record):
+    x: int
+    y: int = 0
+    tags: list[str] = field(default_factory=list)
+
+
+class Label(Record, frozen=True):
+    text: str
+    size: int = 12
+
+
+class Point3(Point):
+    z: int = 0
+
+
+def test_fields_become_slots_and_an_init_in_order() -> None:
+    point = Point(1, y=2)
+    assert (point.x, point.y, point.tags) == (1, 2, [])
+    assert Point.__slots__ == ("x", "y", "tags")
+    with pytest.raises(AttributeError):
+        point.other = 3  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        Point()  # type: ignore[call-arg]
+
+
+def test_a_factory_default_is_made_for_each_record() -> None:
+    first, second = Point(1), Point(2)
+    first.tags.append("a")
+    assert second.tags == []
+
+
+def test_equality_repr_and_replace_come_from_the_fields() -> None:
+    assert Point(1, 2) == Point(1, 2, [])
+    assert Point(1) != Point(2)
+    assert Point(1) != Point3(1)
+    assert repr(Point(1)) == "Point(x=1, y=0, tags=[])"
+    assert Point(1).replace(y=5) == Point(1, 5)
+    with pytest.raises(TypeError, match="no field 'w'"):
+        Point(1).replace(w=1)
+
+
+def test_mutable_records_are_unhashable_and_frozen_ones_hash_and_refuse_changes() -> None:
+    with pytest.raises(TypeError):
+        hash(Point(1))
+    label = Label("a")
+    assert hash(label) == hash(Label("a", 12))
+    with pytest.raises(AttributeError, match="frozen Label"):
+        label.text = "b"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del label.size  # type: ignore[misc]
+
+
+def test_a_subclass_adds_its_fields_after_the_inherited_ones() -> None:
+    assert Point3._FIELDS == ("x", "y", "tags", "z")
+    assert Point3(1, 2, ["t"], 3).z == 3
