@@ -22,16 +22,14 @@ from cms.observations.capture import (
 from cms.observations.facts import clear_index, index_passages, retire_again, sync_chat
 from cms.observations.matching import refresh_term_counts
 from cms.observations.recall import STANDING_KINDS
+from cms.record import Record
 
 
-class SyncResult:
+class SyncResult(Record):
     """What one sync did: the fact rows new or changed, the observations stored (ids)."""
 
-    __slots__ = ("facts", "observations")
-
-    def __init__(self, facts: list[int], observations: list[int]) -> None:
-        self.facts = facts
-        self.observations = observations
+    facts: list[int]
+    observations: list[int]
 
 
 def sync_chat_memory(

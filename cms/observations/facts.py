@@ -19,11 +19,12 @@ from cms.observations.matching import (
     text_relevance,
 )
 from cms.observations.store import ObservationStore
+from cms.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from cms.map.model import CorrelationMap
@@ -39,40 +40,8 @@ SEARCH_POOL = 200  # FTS5 hits rescored per search, at most (4 per result asked 
 BM25_HALF = 4.0
 
 
-class IndexedFact:
-    """One row of the fact index (a plain slotted class; treat as immutable)."""
-
-    __slots__ = (
-        "archived",
-        "created_at",
-        "fact_id",
-        "id",
-        "kind",
-        "planet",
-        "session",
-        "sun",
-        "superseded_by",
-        "text",
-        "turn",
-        "updated_at",
-    )
-
-    def __init__(self, row: tuple[object, ...]) -> None:
-        (
-            self.id,
-            self.session,
-            self.fact_id,
-            self.sun,
-            self.planet,
-            self.text,
-            self.kind,
-            self.turn,
-            self.created_at,
-            self.updated_at,
-            archived,
-            self.superseded_by,
-        ) = row  # type: ignore[assignment]
-        self.archived = bool(archived)
+class IndexedFact(Record, frozen=True):
+    """One row of the fact index."""
 
     id: int
     session: str
@@ -86,6 +55,13 @@ class IndexedFact:
     updated_at: float
     archived: bool
     superseded_by: int | None
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> IndexedFact:
+        """From a row of FACT_COLUMNS (the fields, in their order; archived stored as 0 or 1)."""
+        values = dict(zip(cls._FIELDS, row, strict=True))
+        values["archived"] = bool(values["archived"])
+        return cls(**values)
 
     @property
     def key(self) -> str:
@@ -250,7 +226,7 @@ def fact_retires(new: IndexedFact, old: IndexedFact) -> bool:
 
 def read_fact(conn: sqlite3.Connection, row_id: int) -> IndexedFact | None:
     row = conn.execute(f"SELECT {FACT_COLUMNS} FROM facts WHERE id = ?", (row_id,)).fetchone()
-    return None if row is None else IndexedFact(row)
+    return None if row is None else IndexedFact.from_row(row)
 
 
 def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
@@ -272,7 +248,7 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
         "WHERE f.superseded_by IS NULL ORDER BY hits.rank",
         (expr, row_id, RELATED_LIMIT),
     ).fetchall()
-    marked = [old.id for old in map(IndexedFact, rows) if fact_retires(new, old)]
+    marked = [old.id for old in map(IndexedFact.from_row, rows) if fact_retires(new, old)]
     if marked:
         marks = ",".join("?" * len(marked))
         conn.execute(f"UPDATE facts SET superseded_by = ? WHERE id IN ({marks})", (row_id, *marked))
@@ -282,14 +258,11 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
 # -- reading ------------------------------------------------------------------------------
 
 
-class FactMatch:
+class FactMatch(Record):
     """A fact found for a query, with its relevance (0..1)."""
 
-    __slots__ = ("fact", "relevance")
-
-    def __init__(self, fact: IndexedFact, relevance: float) -> None:
-        self.fact = fact
-        self.relevance = relevance
+    fact: IndexedFact
+    relevance: float
 
 
 def search_facts(
@@ -333,7 +306,7 @@ def search_facts(
         return rows
 
     rows = store.read(hits)
-    found = [(IndexedFact(r[:-1]), float(r[-1])) for r in rows.values()]
+    found = [(IndexedFact.from_row(r[:-1]), float(r[-1])) for r in rows.values()]
     texts = [f"{f.text} {f.sun} {f.planet}".casefold() for f, _ in found]
     relevances = text_relevance(texts, [b for _, b in found], terms, BM25_HALF)
     matches = []
@@ -357,7 +330,7 @@ def find_facts(store: ObservationStore, key: str) -> list[IndexedFact]:
             f"SELECT {FACT_COLUMNS} FROM facts WHERE fact_id = ?", (fact_id,)
         ).fetchall()
     )
-    found = [IndexedFact(r) for r in rows]
+    found = [IndexedFact.from_row(r) for r in rows]
     return [f for f in found if chat in (f.session, chat_tag(f.session))]
 
 
@@ -378,7 +351,7 @@ def superseded_chain(store: ObservationStore, fact: IndexedFact) -> list[Indexed
                 "ORDER BY created_at DESC",
                 frontier,
             ).fetchall()
-            found = [IndexedFact(r) for r in rows]
+            found = [IndexedFact.from_row(r) for r in rows]
             older += found
             frontier = [f.id for f in found]
         return older

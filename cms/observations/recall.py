@@ -25,6 +25,7 @@ from cms.observations.store import (
     row_to_observation,
     title_key,
 )
+from cms.record import Record
 
 TYPE_CHECKING = False  # sqlite3 is imported by the store; mypy still reads these imports
 if TYPE_CHECKING:
@@ -45,18 +46,13 @@ IN_FORCE_POOL = 80  # standing rules read before branch visibility filters them
 SEMANTIC_POOL = 50  # observations nearest the query that join the lexical candidates
 
 
-class RecalledObservation:
-    """One recall result (a plain slotted class: no dataclass build on the prompt path)."""
+class RecalledObservation(Record):
+    """One recall result."""
 
-    __slots__ = ("observation", "relevance", "score", "visibility")
-
-    def __init__(
-        self, observation: Observation, score: float, relevance: float, visibility: str
-    ) -> None:
-        self.observation = observation
-        self.score = score  # the final ranking score, 0..1
-        self.relevance = relevance  # the text match alone, 0..1
-        self.visibility = visibility  # why it is visible here (see BranchScope.visibility)
+    observation: Observation
+    score: float  # the final ranking score, 0..1
+    relevance: float  # the text match alone, 0..1
+    visibility: str  # why it is visible here (see BranchScope.visibility)
 
     def __repr__(self) -> str:
         return (

@@ -10,6 +10,7 @@ from __future__ import annotations
 from cms.observations.matching import or_expression, query_terms
 from cms.observations.store import COLUMNS, Observation, ObservationStore, row_to_observation
 from cms.observations.subject import SAME, is_poorer, relation
+from cms.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,15 +23,12 @@ _STALE = (
 )
 
 
-class Fold:
+class Fold(Record):
     """An older observation that a newer one of the same subject replaces."""
 
-    __slots__ = ("newer", "older", "same")
-
-    def __init__(self, older: Observation, newer: Observation, same: bool) -> None:
-        self.older = older
-        self.newer = newer
-        self.same = same  # a restatement (else a changed value)
+    older: Observation
+    newer: Observation
+    same: bool  # a restatement (else a changed value)
 
     def describe(self) -> str:
         how = "restates" if self.same else "changes"
