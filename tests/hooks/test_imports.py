@@ -18,7 +18,7 @@ import pytest
 from cms import paths
 from cms.hooks import queue
 from cms.observations.access import open_project_memory
-from cms.observations.store import NewObservation
+from cms.observations.model import NewObservation
 from tests.hooks.helpers import ROOT, build_map, hook_env, numbered_turn, write_transcript
 
 HEAVY = (
