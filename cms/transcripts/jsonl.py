@@ -2,8 +2,8 @@
 
 Owns file access and the tolerance rules (a malformed, partial, overlong or non-object line is
 skipped, never fatal). Only regular files are opened (a FIFO never blocks), every read is linear
-and bounded in memory. An unreadable file raises TranscriptError. Knows nothing of either agent; finding and
-numbering the latest turn is turns.py's.
+and bounded in memory. An unreadable file raises TranscriptError. Knows nothing of either agent;
+finding and numbering the latest turn is turns.py's.
 """
 
 from __future__ import annotations
