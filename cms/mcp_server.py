@@ -34,7 +34,7 @@ from cms.observations.model import NewObservation
 from cms.observations.recall import RecalledObservation, format_observation_line, recall
 from cms.observations.revisions import supersede_observation, update_observation
 from cms.project import identify_project
-from cms.search import FactHit, Selector, all_facts, search_local, search_with_selector
+from cms.search.facts import FactHit, Selector, all_facts, search_local, search_with_selector
 from cms.semantic import similarities_for
 
 P = ParamSpec("P")

@@ -104,7 +104,7 @@ def relevant_notes(
         memory = open_project_memory(cwd, create=False)
         if memory is None:
             return []
-        from cms.project_search import search_project
+        from cms.search.project import search_project
 
         with memory:
             now = time.time()
