@@ -1,10 +1,10 @@
 """The observation store of one project: a SQLite file (WAL, FTS5, named migrations).
 
-Owns connections, transactions and plain row reads and writes (the records themselves and their
-row form are model.py's). Writes run in BEGIN IMMEDIATE
-under a busy timeout and are retried, so "database is locked" never reaches a caller; every
-sqlite failure becomes a one-line StoreError. Knows nothing of git, ranking, hooks or the CLI,
-and imports only the standard library (it is on the prompt hook's path).
+Owns connections, transactions and plain row reads and writes (the records and their row form
+are model.py's). Writes run in BEGIN IMMEDIATE under a busy timeout and are retried, so "database
+is locked" never reaches a caller; every sqlite failure becomes a one-line StoreError. Knows
+nothing of git, ranking, hooks or the CLI, and imports only the standard library (it is on the
+prompt hook's path).
 """
 
 from __future__ import annotations
