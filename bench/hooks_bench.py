@@ -48,7 +48,8 @@ def make_repo(root: Path) -> Path:
 
 def fill_store(cwd: Path, count: int) -> None:
     from cms.observations.access import open_project_memory
-    from cms.observations.store import NewObservation, insert_observation
+    from cms.observations.model import NewObservation
+    from cms.observations.store import insert_observation
 
     kinds = ("decision", "learning", "bugfix", "command", "file_summary", "preference", "other")
     rng = random.Random(7)

@@ -34,9 +34,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from cms.config import SemanticConfig  # noqa: E402
+from cms.observations.model import NewObservation  # noqa: E402
 from cms.observations.recall import WEIGHTS, recall  # noqa: E402
 from cms.observations.scope import BranchScope  # noqa: E402
-from cms.observations.store import NewObservation, ObservationStore, insert_observation  # noqa: E402
+from cms.observations.store import ObservationStore, insert_observation  # noqa: E402
 from cms.textindex import STOPWORDS  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev5.json"

@@ -305,7 +305,8 @@ def make_repo(repo: Path) -> dict[str, str]:
 def fill_store(repo: Path, commits: dict[str, str], count: int, corpus: str) -> None:
     from cms.observations.access import open_project_memory
     from cms.observations.migrations import KINDS
-    from cms.observations.store import NewObservation, insert_observation
+    from cms.observations.model import NewObservation
+    from cms.observations.store import insert_observation
 
     rng = random.Random(7)
     memory = open_project_memory(repo)

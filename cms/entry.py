@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> None:
             skip_teardown(code)
         sys.exit(code)
     if args[:1] == ["search"] and not {"-h", "--help"} & set(args):
-        from cms.search_command import run_search_argv  # the agent's lookups: no typer either
+        from cms.search.command import run_search_argv  # the agent's lookups: no typer either
 
         sys.exit(run_search_argv(args[1:]))
     from cms.cli import run_cli

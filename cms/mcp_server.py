@@ -30,11 +30,11 @@ from cms.map.store import load_map
 from cms.observations.access import ProjectMemory, open_project_memory
 from cms.observations.capture import capture_with_outcomes
 from cms.observations.export import observation_record
+from cms.observations.model import NewObservation
 from cms.observations.recall import RecalledObservation, format_observation_line, recall
 from cms.observations.revisions import supersede_observation, update_observation
-from cms.observations.store import NewObservation
 from cms.project import identify_project
-from cms.search import FactHit, Selector, all_facts, search_local, search_with_selector
+from cms.search.facts import FactHit, Selector, all_facts, search_local, search_with_selector
 from cms.semantic import similarities_for
 
 P = ParamSpec("P")

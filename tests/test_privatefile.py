@@ -19,7 +19,8 @@ from cms.log import log_event
 from cms.map.model import new_map
 from cms.map.store import edit_map, save_map
 from cms.observations.access import open_project_memory
-from cms.observations.store import NewObservation, ObservationStore
+from cms.observations.model import NewObservation
+from cms.observations.store import ObservationStore
 from cms.providers.usage import record_usage
 from tests.hooks.helpers import (
     assert_clean_reply,

@@ -22,7 +22,7 @@ from cms.hooks import queue, worker
 from cms.mcp_server import build_server
 from cms.observations.access import open_project_memory
 from cms.observations.capture import capture_with_outcomes
-from cms.observations.store import NewObservation
+from cms.observations.model import NewObservation
 from tests.fakes.anthropic_server import FakeAnthropicServer, FakeReply
 from tests.hooks.helpers import (
     assert_clean_reply,

@@ -19,7 +19,7 @@ from cms.jsonio import JSONDecodeError, parse_json
 from cms.map.model import CorrelationMap
 from cms.map.render import render_full, render_index
 from cms.map.store import edit_map, load_map
-from cms.search_command import MAX_K, print_search
+from cms.search.command import MAX_K, print_search
 
 if TYPE_CHECKING:
     from cms.map.ops import ApplyReport

@@ -35,8 +35,8 @@ from cms.observations.memoryfile import (
     render_view,
 )
 from cms.observations.migrations import KINDS
+from cms.observations.model import NewObservation, Observation
 from cms.observations.recall import RecalledObservation, format_observation_line, recall
-from cms.observations.store import NewObservation, Observation
 from cms.project import identify_project
 
 CwdOpt = Annotated[

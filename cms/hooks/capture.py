@@ -30,7 +30,7 @@ def run_capture(
     from cms.errors import JobError
     from cms.observations.access import open_project_memory
     from cms.observations.capture import capture_observations, observations_from_map
-    from cms.observations.store import NewObservation
+    from cms.observations.model import NewObservation
 
     cwd = payload.get("cwd")
     if not isinstance(cwd, str) or not cwd:

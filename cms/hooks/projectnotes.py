@@ -17,8 +17,8 @@ TYPE_CHECKING = False  # typing stays off the prompt path; mypy still reads thes
 if TYPE_CHECKING:
     from collections.abc import Collection
 
+    from cms.observations.model import Observation
     from cms.observations.recall import RecalledObservation
-    from cms.observations.store import Observation
 
 Note = tuple[tuple[str, ...], str]  # (the ids the item is known by, the line to inject)
 LINE_CHARS = 320  # past this a line shows its title and first whole sentence, and its id
@@ -104,7 +104,7 @@ def relevant_notes(
         memory = open_project_memory(cwd, create=False)
         if memory is None:
             return []
-        from cms.project_search import search_project
+        from cms.search.project import search_project
 
         with memory:
             now = time.time()

@@ -11,7 +11,7 @@ import json
 import os
 
 from cms import paths
-from cms.transcripts.jsonl import LineCount
+from cms.transcripts.turns import LineCount
 
 FILE_NAME = "turn-count.json"
 

@@ -21,15 +21,10 @@ from typing import TYPE_CHECKING, Any
 from cms.errors import StoreError
 from cms.observations.ids import fact_source
 from cms.observations.matching import or_expression, query_terms
+from cms.observations.model import NewObservation, clean_new, title_key
 from cms.observations.recall import STANDING_KINDS
 from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state
-from cms.observations.store import (
-    NewObservation,
-    ObservationStore,
-    clean_new,
-    insert_observation,
-    title_key,
-)
+from cms.observations.store import ObservationStore, insert_observation
 from cms.observations.subject import CHANGED, SAME, frame_of, is_vague, relation, values_of
 from cms.observations.wording import (
     has_literal,

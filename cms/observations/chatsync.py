@@ -72,7 +72,7 @@ def related_in_force(
 ) -> dict[str, str]:
     """{id: text} of the facts of other chats and the observations in force most related to
     text: what an update model is offered to supersede (no passages: they are not items)."""
-    from cms.project_search import search_project
+    from cms.search.project import search_project
 
     hits = search_project(memory, text, k=2 * limit, passages=False, other_than=session)
     chosen = [h for h in hits if h.chat != session][:limit]  # its observations too

@@ -21,14 +21,9 @@ from cms.errors import StoreError
 from cms.excerpt import fit_text
 from cms.observations.capture import CapturePlace, redact_new, store_candidate
 from cms.observations.migrations import KINDS
+from cms.observations.model import NewObservation, Observation, clean_new, title_key
 from cms.observations.scope import DEFAULT_NAMES
-from cms.observations.store import (
-    NewObservation,
-    Observation,
-    ObservationStore,
-    clean_new,
-    title_key,
-)
+from cms.observations.store import ObservationStore
 from cms.transcripts.redact import redact_text
 
 FORMAT_NAME = "cms-observations"

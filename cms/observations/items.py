@@ -11,7 +11,8 @@ from typing import Any
 from cms.errors import CmsError
 from cms.observations.export import iso, observation_record
 from cms.observations.facts import IndexedFact, fact_by_id, find_facts, superseded_chain
-from cms.observations.store import COLUMNS, Observation, ObservationStore, row_to_observation
+from cms.observations.model import COLUMNS, Observation, row_to_observation
+from cms.observations.store import ObservationStore
 
 MAX_HISTORY = 50  # older versions followed back per item
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import time
 
 from cms.observations.export import BLOCK, BLOCK_BEGIN, BLOCK_END, HEADINGS
+from cms.observations.model import Observation
 from cms.observations.recall import in_force
 from cms.observations.scope import BranchScope
-from cms.observations.store import Observation, ObservationStore
+from cms.observations.store import ObservationStore
 
 VIEWS = ("claude-md", "agents-md")
 DEFAULT_BUDGET = 6000  # characters of entries; Claude Code reads the first 200 lines of MEMORY.md

@@ -8,7 +8,8 @@ Knows nothing of how the neighbours were found: no model, no vectors, only item 
 from __future__ import annotations
 
 from cms.observations.facts import fact_retires, read_fact
-from cms.observations.store import COLUMNS, Observation, ObservationStore, row_to_observation
+from cms.observations.model import COLUMNS, Observation, row_to_observation
+from cms.observations.store import ObservationStore
 from cms.observations.subject import SAME, is_poorer, relation
 from cms.observations.vectors import key_number
 

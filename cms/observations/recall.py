@@ -17,14 +17,9 @@ from cms.observations.matching import (
     query_terms,
     text_relevance,
 )
+from cms.observations.model import COLUMNS, Observation, row_to_observation, title_key
 from cms.observations.scope import BranchScope
-from cms.observations.store import (
-    COLUMNS,
-    Observation,
-    ObservationStore,
-    row_to_observation,
-    title_key,
-)
+from cms.observations.store import ObservationStore
 from cms.record import Record
 
 TYPE_CHECKING = False  # sqlite3 is imported by the store; mypy still reads these imports

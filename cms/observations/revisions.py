@@ -21,15 +21,15 @@ from cms.observations.capture import (
     redact_new,
     store_candidate,
 )
-from cms.observations.store import (
+from cms.observations.model import (
     COLUMNS,
     NewObservation,
     Observation,
-    ObservationStore,
     clean_new,
     row_to_observation,
     title_key,
 )
+from cms.observations.store import ObservationStore
 
 
 class RevisionError(StoreError):

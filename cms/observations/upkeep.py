@@ -8,7 +8,8 @@ capture (cms.observations.subject); knows nothing of the CLI or providers.
 from __future__ import annotations
 
 from cms.observations.matching import or_expression, query_terms
-from cms.observations.store import COLUMNS, Observation, ObservationStore, row_to_observation
+from cms.observations.model import COLUMNS, Observation, row_to_observation
+from cms.observations.store import ObservationStore
 from cms.observations.subject import SAME, is_poorer, relation
 from cms.record import Record
 

@@ -68,7 +68,7 @@ def make_provider(config: Config, env: Mapping[str, str] | None = None) -> Model
 def make_search_selector(
     config: Config, *, project: str, env: Mapping[str, str] | None = None
 ) -> Callable[[str, list[str], int], list[int]] | None:
-    """A model selector for cms.search (query, numbered lines, k) -> 0-based indexes, or None.
+    """A model selector for cms.search.facts (query, numbered lines, k) -> 0-based indexes, or None.
 
     The selector raises ProviderError on any failure, so the search falls back to local.
     """

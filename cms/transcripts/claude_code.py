@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from cms.transcripts import cleanup, jsonl
+from cms.transcripts import cleanup, jsonl, turns
 from cms.transcripts.exchange import Exchange
 
 TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from cms.paths import StrPath
-    from cms.transcripts.jsonl import LineCount, Record
+    from cms.transcripts.jsonl import Record
+    from cms.transcripts.turns import LineCount
 
 AGENT = "claude_code"
 
@@ -353,14 +354,14 @@ def read_latest_exchange(
     end: int | None = None,
 ) -> Exchange | None:
     """The latest turn: the last genuine prompt and what follows it, read from the end of the
-    file in bounded work (a turn longer than jsonl.TAIL_WINDOW is read as its start and its end).
+    file in bounded work (a turn longer than turns.TAIL_WINDOW is read as its start and its end).
     None when the transcript holds no turn and no last message is given. A `memo` kept from the
     previous call bounds the search and spares counting the earlier prompts again. With `end` the file
     is read as if it ended there."""
     memo = memo.use_for(AGENT) if memo is not None else None
-    found = jsonl.find_turn(path, _is_prompt_line, memo, end=end)
+    found = turns.find_turn(path, _is_prompt_line, memo, end=end)
     first = _prompt_of_line(found.head[0]) if found.start >= 0 else None
-    number = jsonl.number_turn(path, found, _is_prompt_line, b'"user"', tag=AGENT, memo=memo)
+    number = turns.number_turn(path, found, _is_prompt_line, b'"user"', tag=AGENT, memo=memo)
     if first is None:
         turn = _Turn("", 0, None)
     else:

@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # typing costs the Stop hook milliseconds; mypy reads the
 if TYPE_CHECKING:
     from typing import TypeVar
 
-    from cms.transcripts.jsonl import TurnLines
+    from cms.transcripts.turns import TurnLines
 
     T = TypeVar("T")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from cms.transcripts import cleanup, jsonl
+from cms.transcripts import cleanup, jsonl, turns
 from cms.transcripts.exchange import Exchange
 
 TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from cms.paths import StrPath
-    from cms.transcripts.jsonl import LineCount, Record
+    from cms.transcripts.jsonl import Record
+    from cms.transcripts.turns import LineCount
 
 AGENT = "codex"
 
@@ -295,14 +296,14 @@ def read_latest_exchange(
     A `memo` kept from the previous call bounds the search and the prompt count; with `end` the
     rollout is read as if it ended there."""
     kept = memo if memo is not None and memo.tag.startswith(f"{AGENT}:") else None
-    found = jsonl.find_turn(path, _any_prompt, kept, end=end)
+    found = turns.find_turn(path, _any_prompt, kept, end=end)
     first_event = _prompt_of_line(found.head[0], EVENT) if found.start >= 0 else None
     first = first_event or (_prompt_of_line(found.head[0], RESPONSE) if found.start >= 0 else None)
     if first is None:
         mode = kept.tag.partition(":")[2] if kept is not None else EVENT
     else:
         mode = EVENT if first_event else RESPONSE
-    number = jsonl.number_turn(
+    number = turns.number_turn(
         path,
         found,
         lambda line: _prompt_of_line(line, mode) is not None,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from cms.paths import StrPath
-    from cms.transcripts.jsonl import LineCount
+    from cms.transcripts.turns import LineCount
 
     Format = Literal["claude_code", "codex"]
 
@@ -66,7 +66,7 @@ def read_latest_exchange(
     it when the transcript lags. If the transcript is missing or unreadable and that message is
     given, an Exchange with an empty user side, turn 0 and `extra["transcript"] = "missing"` comes
     back (labelled with `agent`) instead of an error, so a Stop is never lost. `memo` carries the
-    prompt count between calls on a growing transcript (see jsonl.count_lines); with `end` the
+    prompt count between calls on a growing transcript (see turns.count_lines); with `end` the
     transcript is read as if it ended there (the size it had when the Stop hook ran)."""
     try:
         if path is None:

@@ -20,7 +20,7 @@ from cms.map.store import load_map
 from cms.observations.access import ProjectMemory, read_project_memory
 from cms.observations.export import iso
 from cms.observations.facts import PASSAGE
-from cms.observations.store import Observation
+from cms.observations.model import Observation
 from cms.project import identify_project
 
 PER_KIND = 50  # newest observations listed per kind on a project page (search finds the rest)
@@ -207,8 +207,8 @@ class ProjectMemoryView:
 
 def memory_view(memory: ProjectMemory, per_kind: int = PER_KIND) -> ProjectMemoryView:
     from cms.observations.items import replaced_observations
+    from cms.observations.model import COLUMNS, row_to_observation
     from cms.observations.recall import in_force
-    from cms.observations.store import COLUMNS, row_to_observation
 
     stats = memory.store.stats()  # live by kind, superseded and archived counts
     live: dict[str, int] = stats["by_kind"]

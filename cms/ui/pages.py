@@ -13,9 +13,9 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from cms.map.model import CorrelationMap
+from cms.observations.model import Observation
 from cms.observations.recall import format_age
-from cms.observations.store import Observation
-from cms.project_search import MemoryHit
+from cms.search.project import MemoryHit
 from cms.ui.catalog import ChatInfo, ChatView, ProjectInfo, ProjectMemoryView
 
 STYLE = """

@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from cms.errors import CmsError
 from cms.log import log_event
-from cms.project_search import MemoryHit, search_project
+from cms.search.project import MemoryHit, search_project
 from cms.ui import catalog, pages
 
 HOST = "127.0.0.1"

@@ -18,7 +18,7 @@ import pytest
 from cms import paths
 from cms.hooks import queue
 from cms.observations.access import open_project_memory
-from cms.observations.store import NewObservation
+from cms.observations.model import NewObservation
 from tests.hooks.helpers import ROOT, build_map, hook_env, numbered_turn, write_transcript
 
 HEAVY = (
@@ -159,5 +159,5 @@ def test_the_search_command_imports_nothing_heavy(project: Path, tmp_path: Path)
     done = clean_run(["-c", PROBE, "search", "--session", SESSION, "postgres", str(out)])
     assert done.returncode == 0 and b"Use Postgres for billing" in done.stdout, done
     loaded = set(json.loads(out.read_text(encoding="utf-8"))) - startup_modules()
-    assert "cms.project_search" in loaded  # the probe really searched the project
+    assert "cms.search.project" in loaded  # the probe really searched the project
     assert [m for m in HEAVY if m in loaded] == []

@@ -16,7 +16,7 @@ from cms.hooks.runner import handle_hook
 from cms.map.ops import apply_answer
 from cms.map.store import edit_map
 from cms.observations.access import open_project_memory
-from cms.observations.store import NewObservation
+from cms.observations.model import NewObservation
 from tests.hooks.helpers import (
     assert_clean_reply,
     build_map,

@@ -12,7 +12,7 @@ import pytest
 from cms import paths
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
-from cms.observations.store import NewObservation
+from cms.observations.model import NewObservation
 from tests.mcp_server.helpers import (
     make_git_project,
     memory_client,

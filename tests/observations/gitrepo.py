@@ -7,8 +7,8 @@ from pathlib import Path
 
 from cms.observations.access import ProjectMemory, open_project_memory
 from cms.observations.capture import capture_observations
+from cms.observations.model import NewObservation
 from cms.observations.recall import recall
-from cms.observations.store import NewObservation
 
 
 def git(repo: Path, *args: str) -> str:

@@ -16,7 +16,7 @@ from cms.observations.capture import (
     kind_of_fact,
     observations_from_map,
 )
-from cms.observations.store import NewObservation
+from cms.observations.model import NewObservation
 
 from .gitrepo import commit_file, git, make_repo, memory
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from cms.observations.access import open_project_memory
 from cms.observations.capture import capture_observations
 from cms.observations.recall import recall
-from cms.observations.store import NewObservation
+from cms.observations.model import NewObservation
 
 folder, worker, seconds = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 ids, errors, recalls, rounds = [], [], 0, 0

@@ -13,7 +13,7 @@ import pytest
 
 from cms.observations.access import open_project_memory
 from cms.observations.capture import capture_with_outcomes
-from cms.observations.store import NewObservation
+from cms.observations.model import NewObservation
 from tests.cli.test_memory_commands import ok
 from tests.hooks.helpers import assert_clean_reply, context_of, hook_env
 from tests.observations.gitrepo import make_repo

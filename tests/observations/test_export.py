@@ -15,7 +15,8 @@ from cms.observations.export import (
     import_records,
     parse_export,
 )
-from cms.observations.store import NewObservation, Observation, ObservationStore
+from cms.observations.model import NewObservation, Observation
+from cms.observations.store import ObservationStore
 
 FIELDS = ("kind", "title", "body", "files", "importance", "branch", "commit", "session", "agent")
 

@@ -15,7 +15,7 @@ from cms.observations.chatsync import rebuild_fact_index, sync_chat_memory
 from cms.observations.facts import find_facts
 from cms.observations.ids import chat_tag, fact_key
 from cms.observations.wording import is_question
-from cms.project_search import search_project
+from cms.search.project import search_project
 
 
 def chat(session: str, *facts: str) -> CorrelationMap:
@@ -131,7 +131,7 @@ def test_the_prompts_own_chat_never_takes_the_slots_of_other_chats_facts(tmp_pat
 def test_a_chats_own_facts_come_from_the_index_until_its_map_changes_unsynced(
     tmp_path: Path,
 ) -> None:
-    from cms.project_search import index_holds_map
+    from cms.search.project import index_holds_map
 
     cmap = chat("chat-a", "The staging deploy pipeline uploads wheels to the bucket.")
     sync(tmp_path, cmap)

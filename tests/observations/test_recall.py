@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cms.observations.matching import match_expression
+from cms.observations.model import NewObservation, Observation
 from cms.observations.recall import (
     briefing,
     format_age,
@@ -17,7 +18,7 @@ from cms.observations.recall import (
     recall,
 )
 from cms.observations.scope import BranchScope
-from cms.observations.store import NewObservation, Observation, ObservationStore
+from cms.observations.store import ObservationStore
 
 DAY = 86400.0
 NOW = 1_800_000_000.0

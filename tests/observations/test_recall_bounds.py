@@ -11,9 +11,10 @@ import pytest
 
 from cms.observations import matching
 from cms.observations.matching import conjunction, match_expressions
+from cms.observations.model import NewObservation
 from cms.observations.recall import recall
 from cms.observations.scope import BranchScope
-from cms.observations.store import NewObservation, ObservationStore
+from cms.observations.store import ObservationStore
 
 TERMS = ("postgres", "migration", "retry", "staging", "deploy")
 NOW = 1_800_000_000.0

@@ -12,7 +12,8 @@ import pytest
 
 from cms.errors import StoreError
 from cms.observations.migrations import MIGRATIONS, SCHEMA_VERSION, split_statements
-from cms.observations.store import NewObservation, ObservationStore
+from cms.observations.model import NewObservation
+from cms.observations.store import ObservationStore
 
 
 def fts_ids(store: ObservationStore, expr: str) -> list[int]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cms.observations.store import NewObservation, ObservationStore
+from cms.observations.model import NewObservation
+from cms.observations.store import ObservationStore
 from cms.observations.upkeep import (
     apply_folds,
     archive_observations,

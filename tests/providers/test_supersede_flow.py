@@ -10,7 +10,7 @@ import pytest
 
 from cms.hooks.jobs import exchange_to_dict, run_map_update
 from cms.observations.access import open_project_memory
-from cms.project_search import search_project
+from cms.search.project import search_project
 from cms.supersede import split_supersede
 from cms.transcripts.exchange import Exchange
 from tests.fakes.anthropic_server import FakeAnthropicServer

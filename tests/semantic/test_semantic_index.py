@@ -13,9 +13,10 @@ import pytest
 
 from cms.config import load_config
 from cms.observations.access import open_project_memory
+from cms.observations.model import NewObservation
 from cms.observations.recall import recall
 from cms.observations.scope import BranchScope
-from cms.observations.store import NewObservation, ObservationStore
+from cms.observations.store import ObservationStore
 from cms.semantic import load_embedder, query_similarities, update_vectors
 from tests.hooks.helpers import hook_env, replay_chat_hooks
 from tests.observations.gitrepo import make_repo

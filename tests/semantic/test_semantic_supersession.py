@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from cms.config import load_config
-from cms.observations.store import NewObservation, ObservationStore
+from cms.observations.model import NewObservation
+from cms.observations.store import ObservationStore
 from cms.semantic import update_vectors
 from cms.semantic.model import Embedder
 from tests.semantic.tinymodel import build_tiny_model

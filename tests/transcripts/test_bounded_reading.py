@@ -14,13 +14,13 @@ import pytest
 
 from bench.stop_bench import earlier_turns, write_agentic_turn
 from cms.errors import TranscriptError
-from cms.transcripts import claude_code, cleanup, codex, jsonl, reader
+from cms.transcripts import claude_code, cleanup, codex, jsonl, reader, turns
 
 from .builders import codex_event, codex_message, codex_meta, turn, write_jsonl
 
 MB = 1024 * 1024
 # what one call may read at most: the cold search, one overlong line, the head and the window
-READ_BOUND = jsonl.COLD_SCAN + jsonl.MAX_LINE + jsonl.HEAD_WINDOW + jsonl.TAIL_WINDOW + MB
+READ_BOUND = turns.COLD_SCAN + jsonl.MAX_LINE + turns.HEAD_WINDOW + turns.TAIL_WINDOW + MB
 
 
 class CountingFile:
@@ -102,7 +102,7 @@ def test_a_100_mb_line_without_newline_is_walked_in_bounded_memory(tmp_path: Pat
     tracemalloc.start()
     try:
         start, lines = jsonl.read_tail(path, lambda line: True)
-        counted = jsonl.count_lines(path, 100 * MB, lambda line: True)
+        counted = turns.count_lines(path, 100 * MB, lambda line: True)
         every = list(jsonl.iter_lines(path))
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -116,7 +116,7 @@ def test_the_stop_reader_reads_a_bounded_part_of_a_huge_file_without_newlines(
 ) -> None:
     for name, size in (("one-line.jsonl", 100 * MB), ("sparse.jsonl", 2048 * MB)):
         path = sparse_file(tmp_path / name, size)
-        memo = jsonl.LineCount()
+        memo = turns.LineCount()
         for _ in range(2):  # the first Stop of a chat, then one with the count it kept
             bytes_read.total = 0
             exchange = reader.read_latest_exchange(path, "Done.", memo=memo)
@@ -132,7 +132,7 @@ def test_an_overlong_line_is_skipped_and_the_lines_around_it_are_kept(tmp_path: 
     assert list(jsonl.iter_lines(path)) == [b"START a", b"b", b"START c", b"d"]
     _, lines = jsonl.read_tail(path, lambda line: line.startswith(b"START"))
     assert lines == [b"START c", b"d", b""]
-    assert jsonl.count_lines(path, path.stat().st_size, lambda line: line.startswith(b"START")) == 2
+    assert turns.count_lines(path, path.stat().st_size, lambda line: line.startswith(b"START")) == 2
 
 
 def agentic_transcript(path: Path, calls: int) -> Path:
@@ -148,7 +148,7 @@ def test_a_turn_of_thousands_of_tool_calls_is_read_as_its_start_and_end(
 ) -> None:
     path = tmp_path / "agentic.jsonl"
     path.write_bytes(earlier_turns())
-    memo = jsonl.LineCount()
+    memo = turns.LineCount()
     before = claude_code.read_latest_exchange(path, memo=memo)  # the Stop before the turn
     assert before is not None and before.turn == 1
     agentic_transcript(tmp_path / "full.jsonl", 4000)
@@ -169,7 +169,7 @@ def test_a_turn_of_thousands_of_tool_calls_is_read_as_its_start_and_end(
     assert exchange.assistant == "Done: billing runs on Postgres 16; all tests pass."
     assert exchange.tools[0].input == "make t0" and exchange.tools[-1].input == "make t3999"
     assert len(exchange.tools) == 80 and int(exchange.extra["transcript_skipped_bytes"]) > 0
-    assert bytes_read.total < 4 * (jsonl.HEAD_WINDOW + jsonl.TAIL_WINDOW)
+    assert bytes_read.total < 4 * (turns.HEAD_WINDOW + turns.TAIL_WINDOW)
     assert peak < 8 * MB
 
     again = claude_code.read_latest_exchange(path, memo=memo)  # a repeated Stop: same turn
@@ -178,8 +178,8 @@ def test_a_turn_of_thousands_of_tool_calls_is_read_as_its_start_and_end(
 
 def test_without_a_kept_count_a_prompt_beyond_reach_is_reported_lost(tmp_path: Path) -> None:
     path = agentic_transcript(tmp_path / "agentic.jsonl", 4000)
-    assert path.stat().st_size > jsonl.COLD_SCAN + jsonl.TAIL_WINDOW
-    exchange = claude_code.read_latest_exchange(path, memo=jsonl.LineCount())
+    assert path.stat().st_size > turns.COLD_SCAN + turns.TAIL_WINDOW
+    exchange = claude_code.read_latest_exchange(path, memo=turns.LineCount())
     assert exchange is not None
     assert exchange.user == "" and exchange.extra["prompt"] == "beyond reach"
     assert exchange.assistant == "Done: billing runs on Postgres 16; all tests pass."
@@ -189,8 +189,8 @@ def test_a_turn_within_the_cold_search_is_found_and_numbered_without_a_kept_coun
     tmp_path: Path,
 ) -> None:
     path = agentic_transcript(tmp_path / "agentic.jsonl", 400)
-    assert jsonl.TAIL_WINDOW < path.stat().st_size < jsonl.COLD_SCAN
-    exchange = claude_code.read_latest_exchange(path, memo=jsonl.LineCount())
+    assert turns.TAIL_WINDOW < path.stat().st_size < turns.COLD_SCAN
+    exchange = claude_code.read_latest_exchange(path, memo=turns.LineCount())
     assert exchange is not None and exchange.turn == 2
     assert exchange.user.startswith("Port the billing service")
     assert exchange.tools[-1].input == "make t399"
@@ -198,7 +198,7 @@ def test_a_turn_within_the_cold_search_is_found_and_numbered_without_a_kept_coun
 
 def test_turns_added_after_a_kept_count_are_numbered_on(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "t.jsonl", turn("one", "reply one"))
-    memo = jsonl.LineCount()
+    memo = turns.LineCount()
     numbers = []
     for n in range(2, 6):
         first = claude_code.read_latest_exchange(path, memo=memo)
@@ -218,7 +218,7 @@ def test_a_codex_rollout_is_read_within_the_same_bounds(tmp_path: Path) -> None:
             codex_message("assistant", f"answer {n}"),
         ]
     path = write_jsonl(tmp_path / "rollout-x.jsonl", records)
-    memo = jsonl.LineCount()
+    memo = turns.LineCount()
     for _ in range(2):
         exchange = codex.read_latest_exchange(path, memo=memo)
         assert exchange is not None

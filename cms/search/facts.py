@@ -1,8 +1,7 @@
-"""Finding facts in a chat map: the local BM25 selector and the frame for a model selector.
+"""One chat map's facts found for a query: the local BM25 selector and the frame for a model one.
 
-Whatever selects, the texts returned are always the stored ones, verbatim, with their id and
-topic path; archived facts are found too and marked. A model selector only returns numbers;
-when it fails the local selector answers instead (never nothing).
+Texts come back verbatim with id and topic path (archived facts too, marked); a failing model
+selector gives way to the local one. Must not load maps, read config or call a provider itself.
 """
 
 from __future__ import annotations

@@ -25,14 +25,14 @@ if TYPE_CHECKING:
     from cms.config import Config
     from cms.map.model import CorrelationMap
     from cms.observations.access import ProjectMemory
-    from cms.project_search import MemoryHit
-    from cms.search import FactHit
+    from cms.search.facts import FactHit
+    from cms.search.project import MemoryHit
 
 
 def select_facts(cmap: CorrelationMap, query: str, k: int) -> tuple[list[FactHit], str]:
     """The model selector when a provider is configured, else (and on failure) local BM25."""
     from cms.providers.select import make_search_selector
-    from cms.search import search_local, search_with_selector
+    from cms.search.facts import search_local, search_with_selector
 
     config = load_command_config()
     selector = make_search_selector(config, project=cmap.project)
@@ -103,8 +103,8 @@ def _select_hits(
 ) -> tuple[list[MemoryHit], str]:
     """The local ranking, or a model's pick among its best MODEL_POOL when a model selector is
     configured (any failure falls back to the local ranking)."""
-    from cms.project_search import search_project
     from cms.providers.select import make_search_selector
+    from cms.search.project import search_project
 
     project = memory.project.id if memory is not None else ""
     similar: dict[str, float] | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cms.search_command import MAX_K, UsageError, parse_search_argv, run_search_argv
+from cms.search.command import MAX_K, UsageError, parse_search_argv, run_search_argv
 
 
 def test_options_and_the_query_are_read_in_any_order() -> None:

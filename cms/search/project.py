@@ -130,7 +130,7 @@ def chat_hits(
     from cms.observations.facts import BM25_HALF, iso_stamp
     from cms.observations.ids import fact_key
     from cms.observations.matching import query_terms, text_relevance
-    from cms.search import search_local
+    from cms.search.facts import search_local
 
     try:
         cmap = load_map(paths.map_path_str(session))

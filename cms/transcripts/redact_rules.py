@@ -1,0 +1,368 @@
+"""What a secret looks like to redact.py: the token rules, the word lists and the patterns.
+
+Data and regexes only, each regex compiled on its first use (all of them cost ~12 ms), standard
+library only (on the hook fast path); must not decide or replace anything: redact.py does.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+
+MARK = "[REDACTED:"
+
+# (kind, literal hints, pattern): the whole match becomes the marker. The regex only runs on a
+# text holding one of its hints (a fast substring test). Specific providers before generic rules.
+TOKEN_RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("anthropic_key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+    (
+        "openai_key",
+        ("sk-",),
+        r"(?<![\w-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{20,}",
+    ),
+    (
+        "github_token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+    ),
+    ("gitlab_token", ("glpat-",), r"glpat-[A-Za-z0-9_\-]{20,}"),
+    ("slack_token", ("xox",), r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
+    (
+        "slack_webhook",
+        ("hooks.slack.com",),
+        r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}",
+    ),
+    (
+        "aws_access_key",
+        ("AKIA", "ASIA", "ABIA", "ACCA"),
+        r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}",
+    ),
+    ("google_api_key", ("AIza",), r"AIza[0-9A-Za-z_\-]{35}"),
+    (
+        "stripe_key",
+        ("_live_", "_test_", "whsec_"),
+        r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{20,})",
+    ),
+    ("npm_token", ("npm_",), r"(?<![\w-])npm_[A-Za-z0-9]{36}"),
+    ("huggingface_token", ("hf_",), r"(?<![\w-])hf_[A-Za-z0-9]{30,}"),
+    ("sendgrid_key", ("SG.",), r"(?<![\w-])SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    (
+        "jwt",
+        ("eyJ",),
+        r"(?<![\w-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{10,}",
+    ),
+)
+COMMAND_HINTS = ("mysql", "mariadb", "sshpass", "login", "redis-cli")
+ASSIGN_HINTS = ("pass", "pwd", "secret", "token", "key", "credential", "auth")
+
+# Words that make an assignment's name secret (DB_PASSWORD, apiKey, client_secret, ...).
+SECRET_WORDS = frozenset(
+    [
+        "password",
+        "passwd",
+        "passphrase",
+        "pwd",
+        "secret",
+        "secrets",
+        "token",
+        "apikey",
+        "credential",
+        "credentials",
+        "auth",
+        "pass",
+        "privatekey",
+        "accesskey",
+        "secretkey",
+    ]
+)
+SECRET_PAIRS = frozenset(
+    (first, second)
+    for first, second in (
+        pair.split("+")
+        for pair in [
+            "api+key",
+            "access+key",
+            "private+key",
+            "secret+key",
+            "auth+key",
+            "client+secret",
+            "signing+key",
+            "encryption+key",
+            "master+key",
+            "session+key",
+            "account+key",
+        ]
+    )
+)
+# A name ending in one of these talks about the secret, not holds it (token_count, password_file).
+META_WORDS = frozenset(
+    [
+        "type",
+        "mode",
+        "method",
+        "provider",
+        "url",
+        "uri",
+        "endpoint",
+        "enabled",
+        "required",
+        "scheme",
+        "flow",
+        "domain",
+        "server",
+        "file",
+        "path",
+        "dir",
+        "name",
+        "names",
+        "count",
+        "limit",
+        "length",
+        "len",
+        "size",
+        "usage",
+        "budget",
+        "id",
+        "ids",
+        "index",
+        "ttl",
+        "expiry",
+        "expires",
+        "timeout",
+        "policy",
+        "prompt",
+        "source",
+        "env",
+        "var",
+        "field",
+        "label",
+        "header",
+        "ref",
+        "help",
+        "hint",
+        "placeholder",
+        "min",
+        "max",
+        "regex",
+        "pattern",
+        "format",
+        "style",
+        "class",
+        "icon",
+        "input",
+        "strength",
+    ]
+)
+# Values of an `auth` setting that name a scheme, not a credential (auth=basic, auth: oauth2).
+AUTH_SCHEMES = frozenset(
+    "basic bearer digest oauth oauth2 oidc ntlm kerberos negotiate gssapi sso saml ldap jwt hmac "
+    "mtls tls iam none anonymous password token apikey api_key md5 scram-sha-256 trust peer ident "
+    "cert".split()
+)
+# Words that follow "the password is" in prose about a secret rather than in a secret.
+PROSE_WORDS = frozenset(
+    "a an the this that these those it its my our your their his her not no in on at to of for "
+    "from by with as and or but if so too very also only just still now set out up down off safe "
+    "stored saved kept hashed encrypted required needed optional mandatory missing empty blank "
+    "wrong right correct incorrect valid invalid expired revoked rotated stale old new same "
+    "different unique random generated secure insecure weak strong long short good bad fine ok "
+    "okay case sensitive visible hidden unknown known available unavailable shared temporary "
+    "permanent static dynamic there here gone what which where when how why who never always "
+    "usually probably likely part one two something nothing anything whatever sent passed read "
+    "written ignored needs must should".split()
+)
+PROSE_SUFFIXES = ("ed", "ing", "ly", "able", "ible", "ive", "ful", "less", "ous")
+ID_PREFIXES = (
+    "toolu_",
+    "srvtoolu_",
+    "msg_",
+    "req_",
+    "call_",
+    "fc_",
+    "fco_",
+    "resp_",
+    "ws_",
+    "rs_",
+)
+
+
+# Secret-like names (KEY=value, "key": "value", ...)
+KEYWORDS = (
+    r"password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|"
+    r"private[_\-]?key|(?:signing|encryption|master|session)[_\-]?key|credential|auth|pass"
+)
+
+
+class RedactRules:
+    """The patterns, each compiled on its first use in a process (compiling all of them costs
+    ~12 ms, and most texts need only a few)."""
+
+    def __init__(self) -> None:
+        self._tokens: list[re.Pattern[str] | None] = [None] * len(TOKEN_RULES)
+
+    def token(self, index: int) -> re.Pattern[str]:
+        """The pattern of TOKEN_RULES[index]."""
+        compiled = self._tokens[index]
+        if compiled is None:
+            compiled = self._tokens[index] = re.compile(TOKEN_RULES[index][2])
+        return compiled
+
+    @cached_property
+    def private(self) -> re.Pattern[str]:
+        return re.compile(r"<private>.*?(?:</private>|\Z)", re.DOTALL | re.IGNORECASE)
+
+    @cached_property
+    def private_close(self) -> re.Pattern[str]:
+        return re.compile(r"</private>", re.IGNORECASE)
+
+    @cached_property
+    def pem(self) -> re.Pattern[str]:
+        return re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END (?:[A-Z0-9]+ )*"
+            r"PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:,\- \t\r\n]|\\n)*)",
+            re.DOTALL,
+        )
+
+    # Authorization headers and bare bearer tokens: keep the scheme, mask the credential.
+    @cached_property
+    def auth_header(self) -> re.Pattern[str]:
+        return re.compile(
+            r"(?i)(\b(?:proxy-)?authorization\\?[\"']?\s*[:=]\s*\\?[\"']?\s*"
+            r"(?:(?:bearer|basic|token|bot|digest)\s+)?)(?!\[REDACTED)([A-Za-z0-9._~+/\-]{8,}=*)"
+        )
+
+    @cached_property
+    def bearer(self) -> re.Pattern[str]:
+        return re.compile(r"(?i)(\bbearer\s+)(?=[A-Za-z._~+/\-]*\d)([A-Za-z0-9._~+/\-]{12,}=*)")
+
+    # scheme://user:password@host
+    @cached_property
+    def url_creds(self) -> re.Pattern[str]:
+        return re.compile(r"://(?<=[A-Za-z0-9]://)([^:/\s@'\"]{1,128}):([^@\s/'\"]{1,256})@")
+
+    # --password=x, --token x, --db-password x, --registry-token=x
+    @cached_property
+    def cli_flag(self) -> re.Pattern[str]:
+        return re.compile(
+            r"(?i)((?<![\w-])--?(?!no-)(?:[a-z0-9]+-){0,3}(?:password|passwd|token|api-?key|secret|"
+            r"client-secret|access-token|auth-token)(?:=|[ \t]+))"
+            r"([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
+        )
+
+    # curl -u user:pw, curl --user=user:pw, --proxy-user user:pw (the user is kept)
+    @cached_property
+    def cli_user(self) -> re.Pattern[str]:
+        return re.compile(
+            r"((?<![\w-])(?:-u|--user|--proxy-user)(?:=|[ \t]+)([\"']?)[^\s:\"'@/]{1,128}:)"
+            r"(?!\[REDACTED)([^\s\"']+)\2"
+        )
+
+    # The password flags of particular commands: mysql -ppw (glued), sshpass -p pw,
+    # docker/podman/oc/az login -p pw, redis-cli -a pw. The command and the flag stay.
+    @cached_property
+    def command_password(self) -> re.Pattern[str]:
+        return re.compile(
+            r"((?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|"
+            r"mariadb|mariadb-dump|mariadb-admin))\b[^\n|;&]{0,200}?[ \t]-p"
+            r"|(?i:\bsshpass)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+            r"|(?i:\blogin)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+            r"|(?i:\bredis-cli)\b[^\n|;&]{0,200}?[ \t]-a[ \t]+)"
+            r"([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
+        )
+
+    # Azure (and other) shared access signatures: ...&sig=<url-encoded base64>
+    @cached_property
+    def sas_signature(self) -> re.Pattern[str]:
+        return re.compile(r"(?i)((?<![A-Za-z0-9_])sig=)(?!\[REDACTED)([A-Za-z0-9%+/_\-]{16,}=*)")
+
+    # prose: "my password is pw", "the API key for staging was `pw`", "the token is now pw"
+    @cached_property
+    def prose(self) -> re.Pattern[str]:
+        return re.compile(
+            r"(?i)(?<![A-Za-z0-9_])(?=[ptasc])(?:password|passphrase|passcode|passwd|token|api[ _\-]?key|secret(?:[ _\-]key)?|"
+            r"access[ _\-]key|credentials?)(?:(?:[ \t]+(?:for|of|to|on)[ \t]+[^\n.,;:=\"'`]{1,30}?)?"
+            r"[ \t]+(?:is|was|are|were)|'s)(?:[ \t]+(?:now|still|just|actually|currently|"
+            r"simply|set[ \t]+to|changed[ \t]+to))*[ \t]*:?[ \t]*"
+            r"(?:(?P<q>[\"'`])(?P<quoted>(?!\[REDACTED)[^\"'`\n]{1,200})(?P=q)"
+            r"|(?P<value>(?!\[REDACTED)[^\s\"'`]+))"
+        )
+
+    # KEY=value, KEY: value, "key": "value", export KEY=..., - key: value
+    @cached_property
+    def assign(self) -> re.Pattern[str]:
+        return re.compile(
+            r"(?P<lead>^[ \t]*(?:-[ \t]+|export[ \t]+)?)?(?<![\w.\-])(?P<nq>\\?[\"']?)"
+            r"(?P<name>[A-Za-z0-9_.\-]{0,40}?(?:" + KEYWORDS + r")[A-Za-z0-9_.\-]{0,40})"
+            r"(?P=nq)[ \t]*(?P<sep>:=|=>|=|:)[ \t]*"
+            r"(?:\\\"(?P<q1>[^\"\\\n]*)\\\"|\"(?P<q2>(?:[^\"\\\n]|\\.)*)\"|'(?P<q3>[^'\n]*)'"
+            r"|(?P<val>[^\s\"'`]+))",
+            re.IGNORECASE | re.MULTILINE,
+        )
+
+    # what follows a value when it is part of a sentence: a space and a word
+    @cached_property
+    def more_words(self) -> re.Pattern[str]:
+        return re.compile(r"[ \t]+[A-Za-z]{2,}")
+
+    @cached_property
+    def keyword(self) -> re.Pattern[str]:
+        return re.compile(KEYWORDS, re.IGNORECASE)
+
+    @cached_property
+    def name_words(self) -> re.Pattern[str]:
+        return re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+    @cached_property
+    def placeholder(self) -> re.Pattern[str]:
+        return re.compile(
+            r"(?i)^(?:\$|\{\{|<|%|\*+$|x+$|\.+$|•+$|(?:none|null|nil|undefined|true|false|yes|no|"
+            r"on|off|string|str|int|number|bool|boolean|any|bytes|optional|secretstr|required|"
+            r"redacted|changeme|\.\.\.)$|redacted|(?:process\.env|os\.environ|os\.getenv|env\.|settings\.|"
+            r"config\.|self\.|this\.|args\.|options\.))"
+        )
+
+    @cached_property
+    def value_end(self) -> re.Pattern[str]:
+        return re.compile(r"[&,;)}\]]")
+
+    @cached_property
+    def dotted_ident(self) -> re.Pattern[str]:
+        return re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
+
+    # high-entropy candidates: long runs of base64/base64url characters
+    @cached_property
+    def candidate(self) -> re.Pattern[str]:
+        return re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_\-])")
+
+    @cached_property
+    def wordy(self) -> re.Pattern[str]:
+        return re.compile(r"[A-Z]?[a-z]{3,}")
+
+    @cached_property
+    def hexish(self) -> re.Pattern[str]:
+        return re.compile(r"^[0-9a-fA-F_\-]+$")
+
+    @cached_property
+    def path_segment(self) -> re.Pattern[str]:
+        return re.compile(r"^[A-Za-z]?[a-z0-9_\-]*$")
+
+    @cached_property
+    def separators(self) -> re.Pattern[str]:
+        return re.compile(r"[-_]")
+
+    @cached_property
+    def prefixed_id(self) -> re.Pattern[str]:
+        return re.compile(
+            r"^[a-z]+(?:_[a-z]+)*_01[A-Za-z0-9]{20,26}$"
+        )  # agent_msg_01..., toolu_01...
+
+
+_rules: RedactRules | None = None
+
+
+def get_rules() -> RedactRules:
+    """The process's one RedactRules, made on the first call."""
+    global _rules
+    if _rules is None:
+        _rules = RedactRules()
+    return _rules
