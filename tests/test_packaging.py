@@ -108,7 +108,7 @@ def test_the_wheel_carries_the_prompts_and_an_installed_cms_reads_them(tmp_path:
     (wheel,) = dist.glob("cms-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"cms/prompts/{name}.md" for name in PROMPT_NAMES} <= names
-    assert {"cms/py.typed", "cms/providers/local/__init__.py"} <= names
+    assert {"cms/py.typed", "cms/providers/local/__init__.py", "cms/mcp_server/server.py"} <= names
     assert not [n for n in names if n.startswith("prompts/")]  # no top-level prompts package
 
     python = throwaway_venv(tmp_path)
