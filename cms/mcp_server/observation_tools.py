@@ -1,8 +1,7 @@
-"""The project-observation tools of the MCP server: recall, remember, update, supersede, forget,
-stats over the observation store of the project a folder belongs to.
+"""The observation tools of the MCP server: recall, remember, update, supersede, forget, stats.
 
-Tool bodies over injected collaborators; each docstring is the description the model reads.
-Each call opens the store and closes it; imports no mcp (the server wraps these methods).
+Tool bodies over the store of the project a folder belongs to, opened and closed by each call;
+each docstring is the description the model reads. Imports no mcp (the server wraps these).
 """
 
 from __future__ import annotations
