@@ -219,7 +219,7 @@ def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
     Redacted."""
     from cms.excerpt import sentences, split_text
     from cms.observations.wording import is_narration, is_question
-    from cms.providers.local_rules import clean_text
+    from cms.providers.local.sentences import clean_text
     from cms.transcripts.redact import redact_text
 
     def statements(text: str) -> list[str]:  # no questions, no narration of the next step

@@ -1,8 +1,8 @@
 """The system prompts of the helper models (update, search, observe) and where they come from.
 
 Lookup order: the user's folder (config provider.prompts_dir, then $CMS_HOME/prompts), then the
-copy shipped in the package (cms/prompts/<name>.md), then a minimal built-in text, so a broken
-install still runs. It only reads files; it never calls a model.
+shipped copy (cms/prompts/ in an installed wheel, the top-level prompts/ of a source checkout),
+then a minimal built-in text, so a broken install still runs. Reads files; never calls a model.
 """
 
 from __future__ import annotations
@@ -55,6 +55,27 @@ def _user_dirs(config: Config | None) -> list[Path]:
     return dirs
 
 
+def _checkout_dir() -> Path | None:
+    """The top-level prompts/ folder when cms runs from a source checkout (an editable install
+    or PYTHONPATH): the one copy the wheel is built from, so editing it changes what runs."""
+    root = Path(__file__).resolve().parents[2]
+    return root / "prompts" if (root / "pyproject.toml").is_file() else None
+
+
+def _shipped(name: str) -> tuple[str, str] | None:
+    """(source, text) of the copy that ships with cms: the wheel's, else the checkout's."""
+    try:
+        text = (resources.files("cms") / "prompts" / f"{name}.md").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if text.strip():
+        return f"package:{name}.md", text
+    folder = _checkout_dir()
+    if folder is None or (found := _read(folder / f"{name}.md")) is None:
+        return None
+    return str(folder / f"{name}.md"), found
+
+
 def prompt_source(name: str, config: Config | None = None) -> str:
     """Where load_prompt takes `name` from: a file path, "package:<name>.md" or "built-in"."""
     if name not in PROMPT_NAMES:
@@ -62,17 +83,8 @@ def prompt_source(name: str, config: Config | None = None) -> str:
     for folder in _user_dirs(config):
         if _read(folder / f"{name}.md") is not None:
             return str(folder / f"{name}.md")
-    if _packaged(name) is not None:
-        return f"package:{name}.md"
-    return "built-in"
-
-
-def _packaged(name: str) -> str | None:
-    try:
-        text = (resources.files("cms") / "prompts" / f"{name}.md").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    return text if text.strip() else None
+    shipped = _shipped(name)
+    return shipped[0] if shipped else "built-in"
 
 
 def load_prompt(name: str, config: Config | None = None) -> str:
@@ -83,4 +95,5 @@ def load_prompt(name: str, config: Config | None = None) -> str:
         text = _read(folder / f"{name}.md")
         if text is not None:
             return text
-    return _packaged(name) or _FALLBACKS[name]
+    shipped = _shipped(name)
+    return shipped[1] if shipped else _FALLBACKS[name]

@@ -1,7 +1,7 @@
 """One fake Anthropic endpoint for both the agent CLI and cms's own model calls, by request kind.
 
 Wraps tests/fakes/anthropic_server.FakeAnthropicServer with a router that tells apart cms's
-update, search and observe calls (by their system prompt, cms/prompts/*.md), the CLI's
+update, search and observe calls (by their system prompt, prompts/*.md), the CLI's
 compaction call (its "summary of the conversation" instruction) and the CLI's main calls, and
 answers each from its own script. It only routes and scripts; the HTTP side is the shared fake.
 """
@@ -25,7 +25,7 @@ COMPACT_SUMMARY = "SUMMARY-MARK-789: the user and the assistant talked about the
 
 
 def _first_line(name: str) -> str:
-    text = (REPO / "cms" / "prompts" / f"{name}.md").read_text(encoding="utf-8")
+    text = (REPO / "prompts" / f"{name}.md").read_text(encoding="utf-8")
     return next(line.strip() for line in text.splitlines() if line.strip())
 
 

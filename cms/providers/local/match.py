@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from cms.map.model import CorrelationMap, Planet, Satellite, Sun
 from cms.map.ops import normalise_text
-from cms.providers.local_rules import Candidate
+from cms.providers.local.sentences import Candidate
 from cms.textindex import Bm25Index, tokenize
 
 NEAR_DUPLICATE = 0.8  # Jaccard of term sets

@@ -1,10 +1,8 @@
-"""The offline `local` provider: turns one exchange into diff ops on the current map, in code.
+"""The offline provider's pipeline: one exchange into at most 10 diff ops on the map, in code.
 
-Collects candidate facts (local_rules for sentences, local_tools for tool calls), relates them
-to the map (local_match), files them under the planet they match or under one new subtopic
-(local_titles names it), and updates or retracts stale facts conservatively. Deterministic (no
-clock, no set order in the output); at most 10 ops; its answers pass apply_answer on the map
-they were made for. No I/O and no model.
+Collects candidate facts, files them under the planet they match or one new subtopic, and
+updates or retracts stale facts conservatively. Deterministic; its answers pass apply_answer on
+the map they were made for. No I/O, no model, no clock.
 """
 
 from __future__ import annotations
@@ -15,16 +13,11 @@ from typing import Any
 
 from cms.map.model import CorrelationMap, Planet, Sun, map_from_dict
 from cms.map.ops import MAX_OPS_PER_TURN, apply_ops, normalise_text
-from cms.providers.local_match import Matcher, Revision, StoredFacts, View, terms_of
-from cms.providers.local_rules import (
-    Candidate,
-    mostly_placeholders,
-    sentence_candidates,
-    topic_units,
-    trim_fact,
-)
-from cms.providers.local_titles import Titles, short_path, title_text
-from cms.providers.local_tools import PathNamer, command_candidate, edited_paths, tool_candidates
+from cms.providers.local.match import Matcher, Revision, StoredFacts, View, terms_of
+from cms.providers.local.rules import sentence_candidates
+from cms.providers.local.sentences import Candidate, mostly_placeholders, topic_units, trim_fact
+from cms.providers.local.titles import Titles, short_path, title_text
+from cms.providers.local.tools import PathNamer, command_candidate, edited_paths, tool_candidates
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
 from cms.transcripts.redact import redact_text

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from cms.providers.local_rules import Candidate, strip_markdown, trim_fact
+from cms.providers.local.sentences import Candidate, strip_markdown, trim_fact
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange, ToolCall
 

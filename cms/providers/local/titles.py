@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from cms.map.model import MAX_TITLE
 from cms.map.ops import normalise_text
-from cms.providers.local_rules import trim_fact
+from cms.providers.local.sentences import trim_fact
 from cms.textindex import STOPWORDS, tokenize
 from cms.transcripts.redact import redact_text
 

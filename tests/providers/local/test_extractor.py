@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 
 from cms.map.model import CorrelationMap, new_map
 from cms.map.ops import apply_answer
-from cms.providers.local import _Extractor, extract_ops
-from cms.providers.local_rules import mostly_placeholders, trim_fact
-from cms.providers.local_tools import clean_command, command_kind
+from cms.providers.local import extract_ops
+from cms.providers.local.extractor import _Extractor
+from cms.providers.local.sentences import mostly_placeholders, trim_fact
+from cms.providers.local.tools import clean_command, command_kind
 from cms.transcripts.exchange import Exchange, ToolCall
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def run_turns(
