@@ -1,4 +1,4 @@
-"""install.py run as a subprocess on a temporary home, with fake `cms` and `claude` executables."""
+"""`cms install` run in-process on a temporary home, with fake `cms` and `claude` executables."""
 
 from __future__ import annotations
 
@@ -124,16 +124,6 @@ def test_invalid_json_is_refused_in_one_line_and_left_untouched(
     assert not (fake_cms.parent / "calls.log").exists()  # not even the self-check ran
 
 
-def test_invalid_json_is_refused_before_any_venv_is_made(
-    run_install: RunInstall, tmp_path: Path
-) -> None:
-    claude_settings().parent.mkdir(parents=True)
-    claude_settings().write_text("{,}", encoding="utf-8")
-    done = run_install("--venv", str(tmp_path / "venv"))
-    assert done.returncode == 1
-    assert not (tmp_path / "venv").exists()
-
-
 def test_project_scope_writes_only_the_project_file(
     run_install: RunInstall, fake_cms: Path, project_dir: Path
 ) -> None:
@@ -194,7 +184,9 @@ def test_dry_run_prints_the_diff_and_writes_nothing(
     assert claude_settings().read_bytes() == content
 
 
-def test_dry_run_without_venv_does_not_create_it(run_install: RunInstall, tmp_path: Path) -> None:
+def test_dry_run_with_a_venv_that_does_not_exist_shows_its_cms_and_makes_nothing(
+    run_install: RunInstall, tmp_path: Path
+) -> None:
     done = run_install("--venv", str(tmp_path / "v"), "--dry-run")
     assert done.returncode == 0, done.stderr
     assert f"{tmp_path / 'v' / 'bin' / 'cms'}" in done.stdout

@@ -1,6 +1,7 @@
-"""The real thing: a fresh virtual environment, pip install of this checkout, the real hook.
+"""The real thing: `python install.py` makes a fresh virtual environment, pip-installs this
+checkout, runs its `cms install`; then the real hook runs.
 
-Needs network access to PyPI for the dependencies (about a minute) and the hook runner.
+Needs network access to PyPI for the dependencies (about a minute).
 """
 
 from __future__ import annotations
@@ -12,20 +13,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.install.conftest import RunInstall
+from tests.install.conftest import RunInstall, tool_path
 
 
 @pytest.mark.slow
 def test_install_py_in_a_fresh_venv_ends_with_memory_active(
-    run_install: RunInstall, tmp_path: Path, project_dir: Path
+    run_install_py: RunInstall, tmp_path: Path, project_dir: Path, fake_bin: Path
 ) -> None:
     venv = tmp_path / "v é"
-    done = run_install("--venv", str(venv))
+    shell_path = tool_path(fake_bin)
+    done = run_install_py("--venv", str(venv), env={"PATH": shell_path})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "cms: memory is active for Claude Code" in done.stdout
 
     settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
-    hooks = json.loads(settings.read_text(encoding="utf-8"))["hooks"]
+    settings_bytes = settings.read_bytes()
+    hooks = json.loads(settings_bytes)["hooks"]
     command = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert f"  UserPromptSubmit: {command}" in done.stdout.splitlines()
     assert str(venv / "bin" / "cms") in command
@@ -52,6 +55,13 @@ def test_install_py_in_a_fresh_venv_ends_with_memory_active(
     if hook.stdout.strip():
         assert isinstance(json.loads(hook.stdout), dict)
 
-    again = run_install("--venv", str(venv))
+    again = run_install_py("--venv", str(venv), env={"PATH": shell_path})
     assert again.returncode == 0, again.stdout + again.stderr
     assert "already holds our hooks; unchanged" in again.stdout
+    assert settings.read_bytes() == settings_bytes
+
+    status = run_install_py("--venv", str(venv), "--status", env={"PATH": shell_path})
+    assert "Claude Code: installed in ~/.claude/settings.json" in status.stdout
+    removed = run_install_py("--venv", str(venv), "--uninstall", env={"PATH": shell_path})
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert not settings.exists()
