@@ -1,4 +1,4 @@
-"""`cms install`: wire cms into Claude Code or Codex (hooks, with --mcp the MCP server),
+"""`cms install`: wire cms into Claude Code or Codex (hooks, --mcp server, `cms` on PATH),
 `--status`, `--uninstall`; what `python install.py` runs once the virtual environment exists.
 
 Only parses options and maps results to exit codes; the work is cms.install's.
@@ -30,7 +30,9 @@ def install(
         ),
     ] = False,
     status: Annotated[bool, typer.Option(help="Show what is installed and exit.")] = False,
-    uninstall: Annotated[bool, typer.Option(help="Remove exactly our entries.")] = False,
+    uninstall: Annotated[
+        bool, typer.Option(help="Remove exactly our entries and our `cms` link.")
+    ] = False,
     purge: Annotated[bool, typer.Option(help="With --uninstall: delete the data too.")] = False,
     dry_run: Annotated[bool, typer.Option(help="Print the diff, change nothing.")] = False,
     cms: Annotated[

@@ -1,5 +1,5 @@
 """`cms install` without --status or --uninstall: our hooks (and with --mcp our MCP server)
-merged into one agent's settings, then a self-check of the hook.
+merged into one agent's settings, the `cms` link on PATH, then a self-check of the hook.
 
 Plans every file before writing any; refusals are InstallError. Never makes a venv or runs pip.
 """
@@ -31,8 +31,13 @@ from cms.install.places import (
 from cms.install.records import record_change
 from cms.install.self_check import self_check
 from cms.install.settings_file import Change, apply_change, plan_change, settings_diff
+from cms.install.user_bin import link_cms
 
 EXIT_OK, EXIT_SELF_CHECK = 0, 3
+NEXT_STEP = {
+    "claude": "next: start a new Claude Code session; `cms show` to look",
+    "codex": "next: start a new Codex session (after trusting the hooks); `cms show` to look",
+}
 
 
 def _say_version(version: tuple[int, int, int] | None, events: list[str]) -> None:
@@ -86,6 +91,7 @@ def install(options: InstallOptions) -> int:
         _print_diff(path, change, "is already up to date")
         if mcp_path is not None and mcp_change is not None:
             _print_diff(mcp_path, mcp_change, "is already up to date")
+        print(link_cms(record_home(), cms, dry_run=True))
         return EXIT_OK
     if not is_executable(cms):
         raise InstallError(f"{cms} is not an executable file")
@@ -102,8 +108,10 @@ def install(options: InstallOptions) -> int:
         _register_mcp(agent, mcp_path, entry, options.project)
     if agent == "codex":
         print("cms: Codex runs new hooks only after you review and trust them in Codex")
+    link_line = link_cms(record_home(), cms)
     ok, why = self_check(cms)
     if not ok:
+        print(link_line)
         print(
             f"cms: WARNING: hooks are installed but the self-check failed: {why}. "
             f"See `{cms} doctor`; `{cms} install --uninstall` removes the hooks.",
@@ -116,4 +124,6 @@ def install(options: InstallOptions) -> int:
     )
     if options.semantic:
         print(f"cms: semantic search: fetch its model once with `{cms} semantic download`")
+    print(link_line)
+    print(NEXT_STEP[agent])
     return EXIT_OK

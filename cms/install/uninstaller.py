@@ -1,7 +1,7 @@
 """`cms install --uninstall`: exactly our entries out of one agent's settings (the original
-bytes back when nothing else changed), with --mcp our MCP server, with --purge the data.
+bytes back when nothing else changed), with --mcp our MCP server, our `cms` link, --purge the data.
 
-Never removes an entry or a folder that is not ours; refusals are InstallError.
+Never removes an entry, a link or a folder that is not ours; refusals are InstallError.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from cms.errors import InstallError
 from cms.install.hook_entries import installed_hooks, pinned_home_of, remove_entries
 from cms.install.mcp_entries import plan_mcp_change, registered_mcp
 from cms.install.options import InstallOptions
-from cms.install.places import data_home, display_path, mcp_config_path, settings_path
+from cms.install.places import AGENTS, data_home, display_path, mcp_config_path, settings_path
 from cms.install.records import apply_removal, plan_removal
-from cms.install.settings_file import Change, plan_change, settings_diff
+from cms.install.settings_file import Change, load_settings, plan_change, settings_diff
+from cms.install.user_bin import unlink_cms
 
 EXIT_OK = 0
 
@@ -30,6 +31,21 @@ def _safe_to_delete(folder: Path) -> bool:
     places = (Path.home(), Path.cwd(), package_parent, Path(sys.prefix))
     protected = [Path(os.path.realpath(p)) for p in places]
     return real != Path(real.anchor) and not any(real == p or real in p.parents for p in protected)
+
+
+def _hooks_elsewhere(path: Path) -> bool:
+    """Whether our hooks are in another agent's or scope's settings file than `path`."""
+    for agent in AGENTS:
+        for project in (False, True):
+            other = settings_path(agent, project)
+            if os.path.realpath(other) == os.path.realpath(path):
+                continue
+            try:
+                if installed_hooks(load_settings(other).data):
+                    return True
+            except InstallError:
+                continue
+    return False
 
 
 def _print_diff(path: Path, change: Change, none: str) -> None:
@@ -60,6 +76,8 @@ def uninstall(options: InstallOptions) -> int:
         _print_diff(path, change, "no cms hooks in")
         if mcp_change is not None:
             _print_diff(mcp_path, mcp_change, "no cms MCP server in")
+        if not _hooks_elsewhere(path):
+            print(unlink_cms(home, dry_run=True) or "cms: no `cms` link of ours to remove")
         if options.purge:
             print(f"cms: would delete the data folder {home}")
         return EXIT_OK
@@ -68,6 +86,12 @@ def uninstall(options: InstallOptions) -> int:
         _report(mcp_path, mcp_change, apply_removal(home, mcp_change), "MCP server")
     elif registered_mcp(options.agent, mcp_path):
         print(f"cms: the MCP server in {display_path(mcp_path)} stays; add --mcp to remove it too")
+    if _hooks_elsewhere(path):
+        print("cms: the `cms` link stays: cms hooks are still installed elsewhere")
+    else:
+        line = unlink_cms(home)
+        if line:
+            print(line)
     if options.purge:
         if not home.exists():
             print(f"cms: no data folder at {home}")

@@ -31,7 +31,9 @@ def claude_settings() -> Path:
 
 
 def files_under(folder: Path) -> list[str]:
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+    """Every path under folder, without the `cms` link's ~/.local (test_user_bin.py's subject)."""
+    found = (p.relative_to(folder) for p in folder.rglob("*"))
+    return sorted(str(p) for p in found if folder != home() or p.parts[0] != ".local")
 
 
 def fake_claude(fake_bin: Path, version_line: str) -> None:
@@ -55,7 +57,11 @@ def test_install_prints_the_commands_and_that_memory_is_active(
     done = run_install("--cms", str(fake_cms))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-1].startswith("cms: memory is active for Claude Code (")
+    assert lines[-3].startswith("cms: memory is active for Claude Code (")
+    assert lines[-2] == f"cms: linked ~/.local/bin/cms -> {fake_cms}" + (
+        f'; ~/.local/bin is not on PATH: add it, e.g. export PATH="{home()}/.local/bin:$PATH"'
+    )
+    assert lines[-1] == "next: start a new Claude Code session; `cms show` to look"
     data = json.loads(claude_settings().read_text(encoding="utf-8"))
     for event in ALL:
         command = data["hooks"][event][-1]["hooks"][0]["command"]

@@ -1,5 +1,5 @@
 """The real thing: `python install.py` makes a fresh virtual environment, pip-installs this
-checkout, runs its `cms install`; then the real hook runs.
+checkout, runs its `cms install`; then the real hook runs, and `cms` answers from PATH.
 
 Needs network access to PyPI for the dependencies (about a minute).
 """
@@ -17,11 +17,12 @@ from tests.install.conftest import RunInstall, tool_path
 
 
 @pytest.mark.slow
-def test_install_py_in_a_fresh_venv_ends_with_memory_active(
+def test_install_py_in_a_fresh_venv_ends_with_memory_active_and_cms_on_path(
     run_install_py: RunInstall, tmp_path: Path, project_dir: Path, fake_bin: Path
 ) -> None:
     venv = tmp_path / "v é"
-    shell_path = tool_path(fake_bin)
+    user_bin = Path(os.environ["HOME"]) / ".local" / "bin"
+    shell_path = os.pathsep.join([str(user_bin), tool_path(fake_bin)])
     done = run_install_py("--venv", str(venv), env={"PATH": shell_path})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "cms: memory is active for Claude Code" in done.stdout
@@ -55,6 +56,20 @@ def test_install_py_in_a_fresh_venv_ends_with_memory_active(
     if hook.stdout.strip():
         assert isinstance(json.loads(hook.stdout), dict)
 
+    lines = done.stdout.splitlines()
+    assert lines[-2] == f"cms: linked ~/.local/bin/cms -> {venv / 'bin' / 'cms'}"
+    assert lines[-1] == "next: start a new Claude Code session; `cms show` to look"
+    doctor = subprocess.run(  # what the README says next, in the same shell
+        ["sh", "-c", "cms doctor"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=project_dir,
+        env={**os.environ, "PATH": shell_path},
+        timeout=120,
+    )
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+
     again = run_install_py("--venv", str(venv), env={"PATH": shell_path})
     assert again.returncode == 0, again.stdout + again.stderr
     assert "already holds our hooks; unchanged" in again.stdout
@@ -65,3 +80,4 @@ def test_install_py_in_a_fresh_venv_ends_with_memory_active(
     removed = run_install_py("--venv", str(venv), "--uninstall", env={"PATH": shell_path})
     assert removed.returncode == 0, removed.stdout + removed.stderr
     assert not settings.exists()
+    assert not os.path.lexists(user_bin / "cms")
