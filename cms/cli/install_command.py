@@ -18,28 +18,36 @@ def install(
     project: Annotated[
         bool,
         typer.Option(
+            "--project",
             help="The current folder's .claude/settings.json (or .codex/hooks.json) instead of "
-            "the user-wide file."
+            "the user-wide file.",
         ),
     ] = False,
     mcp: Annotated[
         bool,
         typer.Option(
+            "--mcp",
             help="Also register (with --uninstall: remove) the `cms mcp` server: ~/.claude.json "
-            "or, with --project, .mcp.json; for Codex its config.toml."
+            "or, with --project, .mcp.json; for Codex its config.toml.",
         ),
     ] = False,
-    status: Annotated[bool, typer.Option(help="Show what is installed and exit.")] = False,
-    uninstall: Annotated[
-        bool, typer.Option(help="Remove exactly our entries and our `cms` link.")
+    status: Annotated[
+        bool, typer.Option("--status", help="Show what is installed and exit.")
     ] = False,
-    purge: Annotated[bool, typer.Option(help="With --uninstall: delete the data too.")] = False,
-    dry_run: Annotated[bool, typer.Option(help="Print the diff, change nothing.")] = False,
+    uninstall: Annotated[
+        bool, typer.Option("--uninstall", help="Remove exactly our entries and our `cms` link.")
+    ] = False,
+    purge: Annotated[
+        bool, typer.Option("--purge", help="With --uninstall: delete the data too.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the diff, change nothing.")
+    ] = False,
     cms: Annotated[
         str | None, typer.Option(metavar="PATH", help="The hooks call this cms executable.")
     ] = None,
     skip_venv: Annotated[
-        bool, typer.Option(help="The hooks call the `cms` found on PATH.")
+        bool, typer.Option("--skip-venv", help="The hooks call the `cms` found on PATH.")
     ] = False,
     venv: Annotated[
         str | None,
@@ -47,7 +55,10 @@ def install(
     ] = None,
     semantic: Annotated[
         bool,
-        typer.Option(help="Say how to fetch the semantic model (install.py installs the extra)."),
+        typer.Option(
+            "--semantic",
+            help="Say how to fetch the semantic model (install.py installs the extra).",
+        ),
     ] = False,
 ) -> None:
     """Merge our hook entries into an agent's settings, idempotently and with a backup; by

@@ -94,7 +94,8 @@ def install(options: InstallOptions) -> int:
         print(link_cms(record_home(), cms, dry_run=True))
         return EXIT_OK
     if not is_executable(cms):
-        raise InstallError(f"{cms} is not an executable file")
+        hint = "" if options.cms or options.venv else " (pass --cms PATH or --skip-venv)"
+        raise InstallError(f"{cms} is not an executable file{hint}")
     backup = apply_change(change)
     record_change(record_home(), change, backup)
     if change.changed:
