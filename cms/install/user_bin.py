@@ -52,6 +52,9 @@ def _set_record(home: Path, link: Path, target: str | None) -> None:
 
 def _path_hint(folder: Path) -> str:
     if _on_path(folder):
+        found = shutil.which("cms")
+        if found and os.path.realpath(found) != os.path.realpath(folder / "cms"):
+            return f"; but `cms` on PATH runs {found}, found first"
         return ""
     return f'; {display_path(folder)} is not on PATH: add it, e.g. export PATH="{folder}:$PATH"'
 

@@ -115,3 +115,14 @@ def test_dry_run_says_it_would_link_and_makes_nothing(
     assert done.returncode == 0, done.stderr
     assert f"cms: would link ~/.local/bin/cms -> {fake_cms}" in done.stdout
     assert not (home() / ".local").exists()
+
+
+def test_a_cms_found_first_on_path_is_named_after_the_link(
+    run_install: RunInstall, fake_cms: Path, fake_bin: Path
+) -> None:
+    other = write_executable(fake_bin / "cms", FAKE_CMS)
+    path = os.pathsep.join([str(fake_bin), str(home() / ".local" / "bin"), "/usr/bin", "/bin"])
+    done = run_install("--cms", str(fake_cms), env={"PATH": path})
+    assert done.returncode == 0, done.stderr
+    assert f"; but `cms` on PATH runs {other}, found first" in done.stdout
+    assert os.readlink(local_link()) == str(fake_cms)
