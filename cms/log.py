@@ -71,10 +71,11 @@ def log_event(level: str, event: str, message: str = "", **fields: object) -> No
         pass
 
 
-def last_error() -> str | None:
-    """The newest ERROR line of the current log file, for `install.py --status` and `cms doctor`."""
+def last_error(log_file: str | None = None) -> str | None:
+    """The newest ERROR line of the current log file (default: this CMS_HOME's), for
+    `cms install --status` and `cms doctor`."""
     try:
-        with open(paths.log_path_str(), encoding="utf-8", errors="replace") as handle:
+        with open(log_file or paths.log_path_str(), encoding="utf-8", errors="replace") as handle:
             lines = handle.readlines()[-2000:]
     except OSError:
         return None

@@ -104,7 +104,12 @@ def queue_dir() -> Path:
 
 
 def log_path_str() -> str:
-    return os.path.join(cms_home_str(), "logs", "cms.log")
+    return log_path_in(cms_home_str())
+
+
+def log_path_in(home: str) -> str:
+    """The log file of a given data folder (an installed hook may pin another CMS_HOME)."""
+    return os.path.join(home, "logs", "cms.log")
 
 
 def log_path() -> Path:

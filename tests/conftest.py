@@ -19,6 +19,8 @@ _GUARDED = [
     _REAL_HOME / ".codex" / "hooks.json",
     _REAL_HOME / ".codex" / "config.toml",
     _REAL_HOME / ".mcp.json",
+    _REAL_HOME / ".local" / "bin" / "cms",
+    _REAL_HOME / "bin" / "cms",
 ]
 
 

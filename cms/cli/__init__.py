@@ -17,6 +17,7 @@ def build_app() -> typer.Typer:
     from cms.cli import (
         doctor_command,
         hook_commands,
+        install_command,
         map_commands,
         mcp_command,
         memory_commands,
@@ -36,6 +37,7 @@ def build_app() -> typer.Typer:
         map_commands,
         doctor_command,
         hook_commands,
+        install_command,
         mcp_command,
         memory_commands,
         project_commands,

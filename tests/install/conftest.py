@@ -1,21 +1,23 @@
-"""Fixtures for install.py tests: the module loaded from the repo root by path, fake `cms` and
-`claude` executables in tmp_path, and a runner for install.py as a subprocess.
+"""Fixtures for the install tests: `cms install` run in-process (cms.install imported, output
+captured), fake `cms` and `claude` executables in tmp_path, and `python install.py` (the
+bootstrap) as a real subprocess.
 
-The subprocess gets HOME and CMS_HOME from the test home (tests/conftest.py) and a PATH made of
-the fake-tool folder plus /usr/bin:/bin, so a real `claude` or `cms` never leaks in.
+Both runners get HOME and CMS_HOME from the test home (tests/conftest.py), the project folder as
+the current folder and a PATH made of the fake-tool folder plus /usr/bin:/bin, so a real
+`claude` or `cms` never leaks in.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from cms.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_PY = ROOT / "install.py"
@@ -40,23 +42,6 @@ cat > /dev/null
 echo 'Traceback (most recent call last): boom' >&2
 exit 1
 """
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cms_install_script", INSTALL_PY)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-_MODULE = _load()
-
-
-@pytest.fixture
-def installer() -> ModuleType:
-    return _MODULE
 
 
 def write_executable(path: Path, text: str) -> Path:
@@ -90,13 +75,48 @@ def project_dir(tmp_path: Path) -> Path:
 RunInstall = Callable[..., subprocess.CompletedProcess[str]]
 
 
+def tool_path(fake_bin: Path) -> str:
+    return os.pathsep.join([str(fake_bin), "/usr/bin", "/bin"])
+
+
 @pytest.fixture
-def run_install(fake_bin: Path, project_dir: Path) -> RunInstall:
+def run_install(
+    fake_bin: Path,
+    project_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> RunInstall:
+    """`cms install ARGS` in this process: its exit code, stdout and stderr."""
+
+    def run(
+        *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        with monkeypatch.context() as patch:
+            patch.chdir(cwd or project_dir)
+            patch.setenv("PATH", tool_path(fake_bin))
+            for name, value in (env or {}).items():
+                patch.setenv(name, value)
+            try:
+                run_cli(["install", *args])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess(["cms", "install", *args], code, out.out, out.err)
+
+    return run
+
+
+@pytest.fixture
+def run_install_py(fake_bin: Path, project_dir: Path) -> RunInstall:
+    """`python install.py ARGS` as a subprocess (the bootstrap, then the venv's cms install)."""
+
     def run(
         *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
         full_env = dict(os.environ)
-        full_env["PATH"] = os.pathsep.join([str(fake_bin), "/usr/bin", "/bin"])
+        full_env["PATH"] = tool_path(fake_bin)
         full_env.update(env or {})
         return subprocess.run(
             [sys.executable, str(INSTALL_PY), *args],
@@ -105,7 +125,7 @@ def run_install(fake_bin: Path, project_dir: Path) -> RunInstall:
             encoding="utf-8",
             cwd=cwd or project_dir,
             env=full_env,
-            timeout=120,
+            timeout=600,
         )
 
     return run

@@ -1,4 +1,4 @@
-"""install.py --mcp: our `cms mcp` server entry in ~/.claude.json, .mcp.json and Codex's
+"""cms install --mcp: our `cms mcp` server entry in ~/.claude.json, .mcp.json and Codex's
 config.toml, written idempotently, beside every foreign entry, and removed exactly."""
 
 from __future__ import annotations
@@ -7,10 +7,11 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from cms.install.codex_toml import edit_codex_mcp
+from cms.install.mcp_entries import is_our_mcp_entry
 from tests.install.conftest import RunInstall
 
 
@@ -161,7 +162,9 @@ def test_codex_gets_an_mcp_servers_table_and_every_other_line_stays(
     done = run_install("--agent", "codex", "--cms", str(fake_cms), "--mcp")
     assert done.returncode == 0, done.stderr
     text = path.read_text(encoding="utf-8")
-    assert text.startswith(FOREIGN_TOML)
+    start = text.index("[mcp_servers.cms]\ncommand")  # beside the other servers' tables
+    end = text.index("\n\n", start) + 2
+    assert text[:start] + text[end:] == FOREIGN_TOML
     data = tomllib.loads(text)
     assert data["mcp_servers"]["cms"] == {
         "command": str(fake_cms),
@@ -178,29 +181,25 @@ def test_codex_gets_an_mcp_servers_table_and_every_other_line_stays(
     assert path.read_text(encoding="utf-8") == FOREIGN_TOML
 
 
-def test_codex_table_in_the_middle_is_updated_in_place(
-    installer: ModuleType, tmp_path: Path
-) -> None:
+def test_codex_table_in_the_middle_is_updated_in_place(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     text = (
         'model = "o4"\n\n[mcp_servers.cms]\ncommand = "/old/bin/cms"\nargs = ["mcp"]\n\n'
         '[mcp_servers.cms.env]\nCMS_HOME = "/old/home"\n\n[profiles.a]\nmodel = "x"\n'
     )
     entry = {"command": "/new/bin/cms", "args": ["mcp"]}
-    after = installer.edit_codex_mcp(path, text, entry)
+    after = edit_codex_mcp(path, text, entry, is_our_mcp_entry)
     assert after == (
         'model = "o4"\n\n[mcp_servers.cms]\ncommand = "/new/bin/cms"\nargs = ["mcp"]\n\n'
         '[profiles.a]\nmodel = "x"\n'
     )
-    removed = installer.edit_codex_mcp(path, after, None)
+    removed = edit_codex_mcp(path, after, None, is_our_mcp_entry)
     assert removed == 'model = "o4"\n\n[profiles.a]\nmodel = "x"\n'
 
 
-def test_codex_paths_with_quotes_and_unicode_round_trip(
-    installer: ModuleType, tmp_path: Path
-) -> None:
+def test_codex_paths_with_quotes_and_unicode_round_trip(tmp_path: Path) -> None:
     entry = {"command": '/opt/my "tools" é\\bin/cms', "args": ["mcp"], "env": {"CMS_HOME": "/d é"}}
-    after = installer.edit_codex_mcp(tmp_path / "c.toml", None, entry)
+    after = edit_codex_mcp(tmp_path / "c.toml", None, entry, is_our_mcp_entry)
     assert tomllib.loads(after)["mcp_servers"]["cms"] == entry
 
 
@@ -211,11 +210,15 @@ def test_codex_paths_with_quotes_and_unicode_round_trip(
         '[mcp_servers]\ncms = { command = "/x/cms", args = ["mcp"] }\n',
     ],
 )
-def test_codex_inline_definitions_are_refused_not_rewritten(
-    installer: ModuleType, tmp_path: Path, text: str
+def test_codex_inline_definitions_of_ours_become_our_table_and_go_on_removal(
+    tmp_path: Path, text: str
 ) -> None:
-    with pytest.raises(installer.InstallError, match="inline"):
-        installer.edit_codex_mcp(tmp_path / "c.toml", text, {"command": "/y/cms", "args": ["mcp"]})
+    path = tmp_path / "c.toml"
+    entry = {"command": "/y/cms", "args": ["mcp"]}
+    after = edit_codex_mcp(path, text, entry, is_our_mcp_entry)
+    assert tomllib.loads(after)["mcp_servers"]["cms"] == entry
+    removed = edit_codex_mcp(path, after, None, is_our_mcp_entry)
+    assert "cms" not in tomllib.loads(removed).get("mcp_servers", {})
 
 
 def test_codex_invalid_toml_and_foreign_cms_server_are_left_untouched(

@@ -1,6 +1,7 @@
-"""The real thing: a fresh virtual environment, pip install of this checkout, the real hook.
+"""The real thing: `python install.py` makes a fresh virtual environment, pip-installs this
+checkout, runs its `cms install`; then the real hook runs, and `cms` answers from PATH.
 
-Needs network access to PyPI for the dependencies (about a minute) and the hook runner.
+Needs network access to PyPI for the dependencies (about a minute).
 """
 
 from __future__ import annotations
@@ -12,20 +13,23 @@ from pathlib import Path
 
 import pytest
 
-from tests.install.conftest import RunInstall
+from tests.install.conftest import RunInstall, tool_path
 
 
 @pytest.mark.slow
-def test_install_py_in_a_fresh_venv_ends_with_memory_active(
-    run_install: RunInstall, tmp_path: Path, project_dir: Path
+def test_install_py_in_a_fresh_venv_ends_with_memory_active_and_cms_on_path(
+    run_install_py: RunInstall, tmp_path: Path, project_dir: Path, fake_bin: Path
 ) -> None:
     venv = tmp_path / "v é"
-    done = run_install("--venv", str(venv))
+    user_bin = Path(os.environ["HOME"]) / ".local" / "bin"
+    shell_path = os.pathsep.join([str(user_bin), tool_path(fake_bin)])
+    done = run_install_py("--venv", str(venv), env={"PATH": shell_path})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "cms: memory is active for Claude Code" in done.stdout
 
     settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
-    hooks = json.loads(settings.read_text(encoding="utf-8"))["hooks"]
+    settings_bytes = settings.read_bytes()
+    hooks = json.loads(settings_bytes)["hooks"]
     command = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert f"  UserPromptSubmit: {command}" in done.stdout.splitlines()
     assert str(venv / "bin" / "cms") in command
@@ -52,6 +56,28 @@ def test_install_py_in_a_fresh_venv_ends_with_memory_active(
     if hook.stdout.strip():
         assert isinstance(json.loads(hook.stdout), dict)
 
-    again = run_install("--venv", str(venv))
+    lines = done.stdout.splitlines()
+    assert lines[-2] == f"cms: linked ~/.local/bin/cms -> {venv / 'bin' / 'cms'}"
+    assert lines[-1] == "next: start a new Claude Code session; `cms show` to look"
+    doctor = subprocess.run(  # what the README says next, in the same shell
+        ["sh", "-c", "cms doctor"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=project_dir,
+        env={**os.environ, "PATH": shell_path},
+        timeout=120,
+    )
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+
+    again = run_install_py("--venv", str(venv), env={"PATH": shell_path})
     assert again.returncode == 0, again.stdout + again.stderr
     assert "already holds our hooks; unchanged" in again.stdout
+    assert settings.read_bytes() == settings_bytes
+
+    status = run_install_py("--venv", str(venv), "--status", env={"PATH": shell_path})
+    assert "Claude Code: installed in ~/.claude/settings.json" in status.stdout
+    removed = run_install_py("--venv", str(venv), "--uninstall", env={"PATH": shell_path})
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert not settings.exists()
+    assert not os.path.lexists(user_bin / "cms")
