@@ -12,10 +12,6 @@ from __future__ import annotations
 import os
 import sys
 
-TYPE_CHECKING = False  # typing costs milliseconds to import; mypy still reads these imports
-if TYPE_CHECKING:
-    from cms.config import Config
-
 MAX_STDIN_BYTES = 8 * 1024 * 1024
 REPLYING_EVENTS = ("SessionStart", "UserPromptSubmit")
 _TRUE = ("1", "true", "yes", "on")
@@ -66,21 +62,6 @@ def is_excluded(cwd: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def load_hook_config() -> Config:
-    """The config for hooks and the worker: a broken file is logged and the defaults used."""
-    from cms.config import Config, load_config
-    from cms.errors import ConfigError
-    from cms.log import configure_log, log_event
-
-    try:
-        config = load_config()
-    except ConfigError as exc:
-        log_event("error", "config_error", f"{exc}; hooks use the defaults")
-        return Config()
-    configure_log(config.log.max_bytes, config.log.backups, config.log.level)
-    return config
-
-
 def handle_hook(event_arg: str | None, raw: bytes | None) -> str | None:
     """The reply for one hook call (JSON text) or None. May raise; run_hook catches."""
     from cms.hooks.events import parse_payload, read_event
@@ -99,6 +80,8 @@ def handle_hook(event_arg: str | None, raw: bytes | None) -> str | None:
     if event is None:
         log_event("debug", "hook_ignored", "unknown event or no session id", hook=event_arg)
         return None
+    from cms.config import load_hook_config
+
     config = load_hook_config()
     if is_excluded(event.cwd, config.hooks.exclude):
         return None

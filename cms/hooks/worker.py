@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from cms import paths
+from cms.config import load_hook_config
 from cms.errors import CmsError, ProviderError
 from cms.hooks import queue
 from cms.hooks.launch import ensure_worker as ensure_worker  # re-exported: hooks start workers
 from cms.hooks.launch import spawn_worker as spawn_worker
-from cms.hooks.runner import load_hook_config
 from cms.log import log_event
 
 HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
