@@ -119,10 +119,6 @@ def _describe(exc: BaseException) -> str:
 
 
 def _exit_now(code: int) -> None:
-    import atexit
-
-    if atexit._ncallbacks() > 1:  # someone else cleans up at exit: let the usual exit run
-        return
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:
@@ -134,9 +130,11 @@ def _exit_now(code: int) -> None:
 
 def skip_teardown(code: int) -> None:
     """End the process with `code` as soon as it starts to exit (once non-daemon threads have
-    finished), skipping the interpreter's teardown. Only when no other atexit callback is
-    registered, and not with CMS_SYNC=1 (the hook then runs jobs: the usual exit is kept)."""
-    if os.environ.get("CMS_SYNC") == "1":
+    finished), skipping the interpreter's teardown. Only when nothing else imported atexit before
+    (callbacks run in reverse order of registration: ours runs last, after any registered later,
+    and none can have been registered before it), and not with CMS_SYNC=1 (the hook then runs
+    jobs: the usual exit is kept)."""
+    if os.environ.get("CMS_SYNC") == "1" or "atexit" in sys.modules:
         return
     import atexit
 
