@@ -24,8 +24,8 @@ PROVIDER_MODES = ("auto", "anthropic", "claude_cli", "local")
 class _Section:
     """A config section: typed attributes whose class values are the defaults.
 
-    Plain classes rather than dataclasses: this module loads on every hook, and building
-    dataclasses (and importing their machinery) costs tens of milliseconds there.
+    Plain classes rather than dataclasses: this module loads on every hook, which imports no
+    dataclasses (tests/hooks/test_imports.py).
     """
 
     def __init__(self, **values: Any) -> None:
@@ -239,7 +239,7 @@ CACHE_NAME = ".config-cache.json"  # the parsed config file, keyed by its path a
 
 def _parsed_toml(path: str, raw: bytes) -> dict[str, Any]:
     """The config file's TOML as a dict: from the cache beside the data when it holds these very
-    bytes (importing tomllib costs every hook ~10 ms), else parsed and cached."""
+    bytes (so the hooks do not import tomllib), else parsed and cached."""
     import json
     import zlib
 
