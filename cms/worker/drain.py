@@ -11,6 +11,7 @@ chat's queue, and exits when none is left. It is its process's error boundary: i
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -58,8 +59,6 @@ def _time_limit(
     """Raise JobTimeoutError in the main thread after `seconds`; with hard_exit, also end the
     process if the job still has not returned HARD_EXIT_GRACE seconds later (stuck in C code),
     after `on_stuck` recorded the failure."""
-    import signal
-
     use_alarm = (
         hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     )
