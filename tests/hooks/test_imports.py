@@ -1,5 +1,6 @@
 """The hook fast paths and `cms search` import nothing slow (HEAVY: the SDKs, typer, jsonschema,
-pathlib, typing, dataclasses and the rest), checked in a fresh interpreter without site."""
+pathlib, typing, dataclasses and the rest) and the hooks nothing of cms.worker, checked in a
+fresh interpreter without site."""
 
 from __future__ import annotations
 
@@ -79,6 +80,7 @@ def modules_after_hook(event: str, payload: dict[str, object], out: Path) -> set
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     loaded = set(json.loads(out.read_text(encoding="utf-8")))
     assert f"cms.hooks.{HANDLER_MODULES[event]}" in loaded  # the probe really ran the hook
+    assert [m for m in loaded if m.split(".")[:2] == ["cms", "worker"]] == []  # nor the worker
     return loaded - startup_modules()
 
 
