@@ -158,11 +158,12 @@ def index_other_chats(repo: Path, chats: int) -> None:
 
 
 def wait_for_worker(session: str, timeout: float = 60.0) -> None:
-    from cms.hooks import queue
+    from cms.hooks import queue as hook_queue
+    from cms.worker import queue
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not queue.list_jobs(session) and not queue.worker_running(session):
+        if not queue.list_jobs(session) and not hook_queue.worker_running(session):
             return
         time.sleep(0.02)
 

@@ -149,7 +149,7 @@ def kept_count_before_turn(home: Path, root: Path) -> bytes:
 
 def read_turn(path: Path) -> tuple[float, Exchange | None]:
     """The worker's read of the turn a Stop queued for `path` (seconds, exchange)."""
-    from cms.hooks import jobs
+    from cms.worker import jobs
 
     turn = {"path": str(path), "end": path.stat().st_size, "agent": "claude_code"}
     start = time.perf_counter()
@@ -201,7 +201,8 @@ def main() -> None:
         home = root / "cms-home"
         os.environ["CMS_HOME"] = str(home)
         env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
-        from cms.hooks import queue
+        from cms.hooks import queue as hook_queue
+        from cms.worker import queue
 
         files = build(root, args.tool_calls)
         kept = kept_count_before_turn(home, root)
@@ -209,7 +210,7 @@ def main() -> None:
         print("files: " + ", ".join(f"{name} {size:,.0f} MB" for name, size in sizes.items()))
         counted = home / "chats" / SESSION / "turn-count.json"
         wait_for_worker(SESSION)
-        lock = queue.try_worker_lock(SESSION)  # no worker: only the hook is timed
+        lock = hook_queue.try_worker_lock(SESSION)  # no worker: only the hook is timed
         assert lock is not None
         try:
             samples: dict[str, list[tuple[float, float]]] = {f"Stop, {name}": [] for name in files}

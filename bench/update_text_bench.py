@@ -17,7 +17,7 @@ from cms.map.ops import apply_answer
 from cms.map.render import render_full
 from cms.providers.local import extract_ops
 from cms.transcripts.reader import read_exchanges
-from cms.update import EXCHANGE_CHARS
+from cms.worker.update import EXCHANGE_CHARS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "transcripts"
 

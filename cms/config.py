@@ -1,7 +1,8 @@
 """Loading and checking cms.toml ($CMS_CONFIG, else $CMS_HOME/cms.toml).
 
-Owns the list of keys, their defaults and their checks. Unknown keys are reported (warnings),
-bad values raise ConfigError with the key's name. It never writes the file.
+Owns the list of keys, their defaults and their checks, and the lenient load of the hooks and
+the worker. Unknown keys are reported (warnings), bad values raise ConfigError with the key's
+name. It never writes the file.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 
 from cms import paths
 from cms.errors import ConfigError
+from cms.log import configure_log, log_event
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,8 +24,8 @@ PROVIDER_MODES = ("auto", "anthropic", "claude_cli", "local")
 class _Section:
     """A config section: typed attributes whose class values are the defaults.
 
-    Plain classes rather than dataclasses: this module loads on every hook, and building
-    dataclasses (and importing their machinery) costs tens of milliseconds there.
+    Plain classes rather than dataclasses: this module loads on every hook, which imports no
+    dataclasses (tests/hooks/test_imports.py).
     """
 
     def __init__(self, **values: Any) -> None:
@@ -220,12 +222,24 @@ def load_config(path: str | PathLike[str] | None = None) -> Config:
     return parse_config(_parsed_toml(path, raw), source=str(path))
 
 
+def load_hook_config() -> Config:
+    """The config for hooks and the worker: a broken file is logged and the defaults used; the
+    [log] section is applied to this process."""
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        log_event("error", "config_error", f"{exc}; hooks use the defaults")
+        return Config()
+    configure_log(config.log.max_bytes, config.log.backups, config.log.level)
+    return config
+
+
 CACHE_NAME = ".config-cache.json"  # the parsed config file, keyed by its path and bytes
 
 
 def _parsed_toml(path: str, raw: bytes) -> dict[str, Any]:
     """The config file's TOML as a dict: from the cache beside the data when it holds these very
-    bytes (importing tomllib costs every hook ~10 ms), else parsed and cached."""
+    bytes (so the hooks do not import tomllib), else parsed and cached."""
     import json
     import zlib
 

@@ -12,7 +12,7 @@ import pytest
 
 from cms import paths
 from cms.errors import LockTimeoutError, StoreError
-from cms.hooks import queue, worker
+from cms.hooks import queue as hook_queue
 from cms.hooks.statefile import write_state
 from cms.locking import exclusive_lock
 from cms.log import log_event
@@ -22,6 +22,7 @@ from cms.observations.access import open_project_memory
 from cms.observations.model import NewObservation
 from cms.observations.store import ObservationStore
 from cms.providers.usage import record_usage
+from cms.worker import drain, queue
 from tests.hooks.helpers import (
     assert_clean_reply,
     hook_env,
@@ -93,7 +94,7 @@ def test_every_folder_and_file_of_a_whole_session_is_private_whatever_the_umask(
         assert_clean_reply(run_hook_process(event, payload, env=env))
     queue.enqueue(SESSION, "map_update", {"exchange": {"user": "u", "assistant": "a"}})
     queue.set_aside(queue.list_jobs(SESSION)[0], "test")
-    worker_lock = queue.try_worker_lock(SESSION)
+    worker_lock = hook_queue.try_worker_lock(SESSION)
     assert worker_lock is not None
     worker_lock.release()
     record_usage(
@@ -180,10 +181,8 @@ def test_a_symlinked_sqlite_store_is_refused(fresh_home: Path, tmp_path: Path) -
 
 
 def test_the_worker_drains_into_private_files(fresh_home: Path, umask: int, tmp_path: Path) -> None:
-    from cms.hooks import jobs
-
     transcript = write_transcript(tmp_path / "t.jsonl", [numbered_turn(SESSION, 1)])
-    payload = jobs.turn_payload(
+    payload = hook_queue.turn_payload(
         transcript=str(transcript),
         end=transcript.stat().st_size,
         agent="claude_code",
@@ -192,7 +191,7 @@ def test_the_worker_drains_into_private_files(fresh_home: Path, umask: int, tmp_
         project="p",
         cwd=str(tmp_path),
     )
-    queue.enqueue(SESSION, jobs.MAP_UPDATE, payload)
-    worker.drain_chat(SESSION, idle=0.0)
+    queue.enqueue(SESSION, hook_queue.MAP_UPDATE, payload)
+    drain.drain_chat(SESSION, idle=0.0)
     assert paths.map_path(SESSION).exists()
     assert_private(fresh_home)

@@ -18,11 +18,12 @@ import pytest
 
 from cms import paths
 from cms.config import Config, parse_config
-from cms.hooks import queue, worker
+from cms.hooks import queue as hook_queue
 from cms.mcp_server import build_server
 from cms.observations.access import open_project_memory
 from cms.observations.capture import capture_with_outcomes
 from cms.observations.model import NewObservation
+from cms.worker import drain, queue
 from tests.fakes.anthropic_server import FakeAnthropicServer, FakeReply
 from tests.hooks.helpers import (
     assert_clean_reply,
@@ -127,7 +128,7 @@ def test_hooks_worker_capture_and_replay_keep_no_secret(tmp_path: Path, project:
     base = {"session_id": SESSION, "cwd": str(project)}
     prompt = {**base, "transcript_path": None, "prompt": " ".join(ALL.values())}
     assert_clean_reply(run_hook_process("UserPromptSubmit", prompt))  # last-prompt.json
-    held = queue.try_worker_lock(SESSION)
+    held = hook_queue.try_worker_lock(SESSION)
     assert held is not None
     try:
         stop = {**base, "transcript_path": str(transcript), "stop_hook_active": False}
@@ -136,7 +137,7 @@ def test_hooks_worker_capture_and_replay_keep_no_secret(tmp_path: Path, project:
         assert_home_clean("queued")
     finally:
         held.release()
-    worker.drain_chat(SESSION, idle=0.0)
+    drain.drain_chat(SESSION, idle=0.0)
     end = {**base, "transcript_path": str(transcript), "reason": "other"}
     assert_clean_reply(run_hook_process("SessionEnd", end, env=hook_env({"CMS_SYNC": "1"})))
     assert "staging" in paths.map_path(SESSION).read_text(encoding="utf-8")
@@ -248,7 +249,7 @@ def test_a_model_that_echoes_secrets_keeps_none_and_receives_none(
         "transcript_path": str(transcript),
         "stop_hook_active": False,
     }
-    held = queue.try_worker_lock(SESSION)
+    held = hook_queue.try_worker_lock(SESSION)
     assert held is not None
     try:
         assert_clean_reply(run_hook_process("Stop", stop))
@@ -259,7 +260,7 @@ def test_a_model_that_echoes_secrets_keeps_none_and_receives_none(
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
         config = parse_config({"provider": {"mode": "anthropic", "max_retries": 0}})
-        result = worker.drain_chat(SESSION, config, idle=0.0)
+        result = drain.drain_chat(SESSION, config, idle=0.0)
         requests: list[Any] = server.requests
     assert result.applied == 1
     assert requests, "the model was never asked"

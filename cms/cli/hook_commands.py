@@ -38,8 +38,8 @@ def worker(
     ] = None,
 ) -> None:
     """Run the queued map updates and captures now, in the foreground, until the queues are empty."""
-    from cms.hooks import queue
-    from cms.hooks.worker import run_worker
+    from cms.worker import queue
+    from cms.worker.drain import run_worker
 
     result = run_worker(session)
     print(
@@ -77,15 +77,16 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
 ) -> None:
     """Build memory from an existing transcript: the map turn by turn, then observations."""
-    from cms.hooks import jobs, queue
     from cms.hooks.indexview import warm_index_cache
     from cms.hooks.inject import index_budget, inject_limit
-    from cms.hooks.jobs import sync_project_memory
-    from cms.hooks.worker import drain_chat
+    from cms.hooks.queue import CAPTURE, capture_payload
     from cms.project import identify_project
     from cms.providers.select import make_provider
     from cms.transcripts.reader import read_exchanges
-    from cms.update import update_chat_map
+    from cms.worker import queue
+    from cms.worker.drain import drain_chat
+    from cms.worker.projectsync import sync_project_memory
+    from cms.worker.update import update_chat_map
 
     config = load_command_config()
     session_id = session or transcript.stem
@@ -131,8 +132,8 @@ def replay(
     if capture and exchanges:
         queue.enqueue(
             session_id,
-            jobs.CAPTURE,
-            jobs.capture_payload(
+            CAPTURE,
+            capture_payload(
                 project=project,
                 cwd=str(folder),
                 transcript=str(transcript.absolute()),
@@ -162,10 +163,10 @@ def replay(
 
 
 def index_replayed(folder: Path, session_id: str, exchanges: list[Exchange]) -> None:
-    """Index what every replayed exchange said in the project's memory (see jobs)."""
-    from cms.hooks.jobs import exchange_passages
+    """Index what every replayed exchange said in the project's memory (see projectsync)."""
     from cms.observations.access import open_project_memory
     from cms.observations.chatsync import index_exchange
+    from cms.worker.projectsync import exchange_passages
 
     memory = open_project_memory(folder, create=True)
     if memory is None:  # pragma: no cover - create=True always opens

@@ -1,5 +1,8 @@
-"""The agent hooks: payload parsing, the handlers, the per-chat job queue and its worker.
+"""The hook fast path: one process per agent event, reading a payload and replying or queueing.
 
-Hook processes run on every prompt, so nothing here imports typer, jsonschema, anthropic or
-portalocker at module level; the worker (a separate, detached process) may.
+Runs on every prompt, so it imports only the standard library's light modules at any depth: no
+pathlib, dataclasses, typing, contextlib, threading, subprocess or sqlite3 package (hence the
+`TYPE_CHECKING = False` blocks and the plain slotted classes); tests/hooks/test_imports.py
+keeps it so. The worker (cms.worker) runs the queued jobs; the hooks import it only to run them inline
+under CMS_SYNC=1 (cms.hooks.launch).
 """

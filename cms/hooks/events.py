@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-TYPE_CHECKING = False  # typing costs milliseconds to import; mypy still reads these imports
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -20,7 +20,7 @@ MAX_PROMPT_CHARS = 20_000  # a prompt is only used as a recall query
 
 
 class HookEvent:
-    """One hook call (a plain slotted class: a dataclass costs milliseconds to build)."""
+    """One hook call (a plain slotted class, not a dataclass: see cms.hooks)."""
 
     __slots__ = (
         "agent",

@@ -11,8 +11,11 @@ import json
 import os
 
 from cms import paths
+from cms.errors import CmsError
+from cms.hooks.statefile import write_state_quietly
+from cms.log import log_event
 
-TYPE_CHECKING = False  # typing costs milliseconds to import; mypy still reads these imports
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cms.map.model import CorrelationMap
 
@@ -24,7 +27,7 @@ Entries = dict[str, list[object]]
 
 
 class IndexView:
-    """The rendered index and the live planets it lists (a plain class: cheap to define)."""
+    """The rendered index and the live planets it lists."""
 
     __slots__ = ("entries", "summary", "text")
 
@@ -68,8 +71,6 @@ def _read_cache(path: str, key: list[int]) -> IndexView | None:
 
 def _write_cache(path: str, key: list[int], view: IndexView) -> None:
     """Best effort: a cache that cannot be written is simply rebuilt next time."""
-    from cms.hooks.statefile import write_state_quietly
-
     data = {"key": key, "text": view.text, "entries": view.entries, "summary": view.summary}
     write_state_quietly(path, data)
 
@@ -96,6 +97,15 @@ def load_index_view(session_id: str, budget: int) -> IndexView | None:
     view = view_of_map(parse_map(raw, map_file), budget)
     _write_cache(cache, key, view)
     return view
+
+
+def readable_index_view(session_id: str, budget: int) -> IndexView | None:
+    """load_index_view for the hooks: a map that cannot be read is logged and left out."""
+    try:
+        return load_index_view(session_id, budget)
+    except (CmsError, OSError) as exc:
+        log_event("warning", "map_unreadable", str(exc), session=session_id)
+        return None
 
 
 def warm_index_cache(session_id: str, budget: int) -> None:

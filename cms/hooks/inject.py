@@ -13,11 +13,10 @@ import sys
 import time
 
 from cms import paths
+from cms.hooks.statefile import write_state
 
-TYPE_CHECKING = False  # pathlib costs the prompt hook ~10 ms; mypy still reads these imports
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from cms.hooks.indexview import Entries, IndexView
 
 OPEN_TAG = "<cms-memory>"
@@ -47,8 +46,8 @@ _SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 
 def shell_word(text: str) -> str:
-    """`text` quoted for a POSIX shell exactly as shlex.quote does it (shlex itself costs the
-    prompt hook ~1 ms to import)."""
+    """`text` quoted for a POSIX shell exactly as shlex.quote does it (shlex stays off the hook
+    path)."""
     if not text:
         return "''"
     if _SHELL_SAFE.issuperset(text):
@@ -159,6 +158,11 @@ def delta_section(old: Entries, view: IndexView) -> list[str]:
     return delta
 
 
+def shown_ids(notes: list[tuple[tuple[str, ...], str]], context: str) -> list[str]:
+    """The ids (a note may have several) of the notes that made it into context."""
+    return [i for note_ids, line in notes if line in context for i in note_ids]
+
+
 def observation_section(heading: str, lines: list[str]) -> list[str]:
     return [heading, *(f"- {line}" for line in lines)] if lines else []
 
@@ -167,7 +171,7 @@ def observation_section(heading: str, lines: list[str]) -> list[str]:
 
 
 class InjectionState:
-    """What a chat has been shown (a plain class: cheap to define on the prompt path)."""
+    """What a chat has been shown (a plain slotted class)."""
 
     __slots__ = ("at", "cwd", "entries", "first", "index", "log", "shown")
 
@@ -197,10 +201,6 @@ class InjectionState:
 
 def state_path_str(session_id: str) -> str:
     return os.path.join(paths.chat_dir_str(session_id), STATE_NAME)
-
-
-def state_path(session_id: str) -> Path:
-    return paths.chat_dir(session_id) / STATE_NAME
 
 
 def load_state(session_id: str) -> InjectionState:
@@ -255,8 +255,6 @@ def chat_folder(session_id: str | None) -> str | None:
 
 def save_state(session_id: str, state: InjectionState) -> None:
     """Record what the chat has been shown (atomic replace)."""
-    from cms.hooks.statefile import write_state
-
     data = {
         "index": state.index,
         "entries": state.entries,

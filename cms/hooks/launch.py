@@ -1,10 +1,8 @@
 """How a hook makes sure a worker drains its chat's queue: start one detached, unless one runs.
 
-Owns the worker's command line and environment, the detached start (posix_spawn, else
-subprocess) and the worker process's first step: taking a machine-wide slot before the job
-machinery is imported (a worker that finds none exits in milliseconds). It never runs a job
-itself except under CMS_SYNC=1. Kept apart from cms.hooks.worker so the Stop, SessionEnd and
-PreCompact hooks import neither threading nor the job machinery.
+Owns the worker's command line (`python -m cms.worker`) and environment and the detached start
+(posix_spawn, else subprocess). It never runs a job itself, except under CMS_SYNC=1 (tests,
+debugging), the one case in which a hook process imports the worker (cms.worker.drain).
 """
 
 from __future__ import annotations
@@ -13,7 +11,8 @@ import os
 import sys
 
 from cms import paths
-from cms.hooks import queue
+from cms.hooks.queue import worker_running, worker_slot_free
+from cms.log import log_event
 
 # the folder holding the cms package, put on the worker's PYTHONPATH
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
@@ -33,7 +32,7 @@ def child_env() -> dict[str, str]:
 def spawn_worker(session_id: str) -> int | None:
     """Start a detached worker for the chat (own session, no terminal, stdio to devnull).
     Returns its pid, or None when it could not be started (logged)."""
-    argv = [sys.executable, "-m", "cms.hooks.launch", "--session", session_id]
+    argv = [sys.executable, "-m", "cms.worker", "--session", session_id]
     try:
         if sys.platform != "win32" and hasattr(os, "posix_spawn"):
             devnull = os.devnull
@@ -62,8 +61,6 @@ def spawn_worker(session_id: str) -> int | None:
         )
         return process.pid
     except OSError as exc:
-        from cms.log import log_event
-
         log_event("error", "worker_spawn_failed", str(exc), session=session_id)
         return None
 
@@ -73,29 +70,9 @@ def ensure_worker(session_id: str) -> None:
     for this chat or every machine-wide slot is busy (a slot's holder looks at every queue
     before it exits, so the job is run either way)."""
     if os.environ.get("CMS_SYNC") == "1":
-        from cms.hooks.worker import drain_chat
+        from cms.worker.drain import drain_chat
 
         drain_chat(session_id, idle=0.0)
         return
-    if not queue.worker_running(session_id) and queue.worker_slot_free():
+    if not worker_running(session_id) and worker_slot_free():
         spawn_worker(session_id)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m cms.hooks.launch --session ID`: the detached worker process. It takes a slot
-    first and exits at once when every slot is busy (a slot's holder will run the job)."""
-    args = sys.argv[1:] if argv is None else argv
-    try:
-        slot = queue.try_worker_slot()
-    except OSError:
-        slot = None  # cannot tell: run without a slot rather than strand the job
-    else:
-        if slot is None:
-            return 0
-    from cms.hooks.worker import main as work
-
-    return work(args, slot=slot)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -12,8 +12,9 @@ import time
 
 from cms.errors import CmsError
 from cms.log import log_event
+from cms.observations.access import open_project_memory
 
-TYPE_CHECKING = False  # typing stays off the prompt path; mypy still reads these imports
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection
 
@@ -57,8 +58,6 @@ def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Not
     observations (up to limit)."""
     if budget <= 0 and limit <= 0:
         return [], []
-    from cms.observations.access import open_project_memory
-
     try:
         memory = open_project_memory(cwd, create=False)
         if memory is None:
@@ -98,8 +97,6 @@ def relevant_notes(
     passages left out)."""
     if limit <= 0 or not query.strip():
         return []
-    from cms.observations.access import open_project_memory
-
     try:
         memory = open_project_memory(cwd, create=False)
         if memory is None:

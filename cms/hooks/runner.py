@@ -2,8 +2,9 @@
 
 Reads one JSON payload from stdin (size-capped), skips disabled and excluded sessions, runs the
 event's handler and prints only a valid reply or nothing. It always returns 0, never prints a
-traceback and logs failures to the log file. Imports stay light: this runs on every prompt.
-A hook process skips the interpreter's teardown (module and object cleanup, ~10 ms): once the
+traceback and logs failures to the log file. Everything past os and sys is imported inside
+that boundary (a broken install still exits 0 in silence), the event's module from the table.
+A hook process skips the interpreter's teardown (module and object cleanup): once the
 reply is flushed and every file closed there is nothing left for it to do.
 """
 
@@ -12,12 +13,23 @@ from __future__ import annotations
 import os
 import sys
 
-TYPE_CHECKING = False  # typing costs milliseconds to import; mypy still reads these imports
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from cms.config import Config
+    from cms.hooks.events import HookEvent
 
 MAX_STDIN_BYTES = 8 * 1024 * 1024
 REPLYING_EVENTS = ("SessionStart", "UserPromptSubmit")
+# the module under cms.hooks whose handle(event, config) runs each event
+HANDLER_MODULES = {
+    "SessionStart": "session_start",
+    "UserPromptSubmit": "prompt_submit",
+    "Stop": "stop",
+    "SessionEnd": "session_end",
+    "PreCompact": "session_end",
+}
 _TRUE = ("1", "true", "yes", "on")
 
 
@@ -52,7 +64,7 @@ def is_excluded(cwd: str, patterns: tuple[str, ...]) -> bool:
     from fnmatch import fnmatchcase
 
     candidates = {cwd.rstrip("/") or "/"}
-    try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+    try:  # noqa: SIM105 - contextlib stays off the hook path (tests/hooks/test_imports.py)
         candidates.add(os.path.realpath(cwd).rstrip("/") or "/")
     except (OSError, ValueError):
         pass
@@ -66,23 +78,9 @@ def is_excluded(cwd: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def load_hook_config() -> Config:
-    """The config for hooks and the worker: a broken file is logged and the defaults used."""
-    from cms.config import Config, load_config
-    from cms.errors import ConfigError
-    from cms.log import configure_log, log_event
-
-    try:
-        config = load_config()
-    except ConfigError as exc:
-        log_event("error", "config_error", f"{exc}; hooks use the defaults")
-        return Config()
-    configure_log(config.log.max_bytes, config.log.backups, config.log.level)
-    return config
-
-
 def handle_hook(event_arg: str | None, raw: bytes | None) -> str | None:
     """The reply for one hook call (JSON text) or None. May raise; run_hook catches."""
+    from cms.config import load_hook_config
     from cms.hooks.events import parse_payload, read_event
     from cms.log import log_event
 
@@ -102,10 +100,18 @@ def handle_hook(event_arg: str | None, raw: bytes | None) -> str | None:
     config = load_hook_config()
     if is_excluded(event.cwd, config.hooks.exclude):
         return None
-    from cms.hooks.handlers import handle_event
-
     reply = handle_event(event, config)
     return reply if reply and event.name in REPLYING_EVENTS else None
+
+
+def handle_event(event: HookEvent, config: Config) -> str | None:
+    """Run the event's handler (only its module is imported); subagent payloads (agent_id) are
+    left alone."""
+    if event.agent_id or event.name not in HANDLER_MODULES:
+        return None
+    module = __import__(f"cms.hooks.{HANDLER_MODULES[event.name]}", fromlist=["handle"])
+    handler: Callable[[HookEvent, Config], str | None] = module.handle
+    return handler(event, config)
 
 
 def _write_reply(reply: str) -> None:
@@ -136,10 +142,6 @@ def _describe(exc: BaseException) -> str:
 
 
 def _exit_now(code: int) -> None:
-    import atexit
-
-    if atexit._ncallbacks() > 1:  # someone else cleans up at exit: let the usual exit run
-        return
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:
@@ -151,9 +153,11 @@ def _exit_now(code: int) -> None:
 
 def skip_teardown(code: int) -> None:
     """End the process with `code` as soon as it starts to exit (once non-daemon threads have
-    finished), skipping the interpreter's teardown. Only when no other atexit callback is
-    registered, and not with CMS_SYNC=1 (the hook then runs jobs: the usual exit is kept)."""
-    if os.environ.get("CMS_SYNC") == "1":
+    finished), skipping the interpreter's teardown. Only when nothing else imported atexit before
+    (callbacks run in reverse order of registration: ours runs last, after any registered later,
+    and none can have been registered before it), and not with CMS_SYNC=1 (the hook then runs
+    jobs: the usual exit is kept)."""
+    if os.environ.get("CMS_SYNC") == "1" or "atexit" in sys.modules:
         return
     import atexit
 

@@ -13,8 +13,8 @@ from typing import Any
 from cms import paths
 from cms.chats import chats_root
 from cms.errors import CmsError
-from cms.hooks.handlers import cached_prompt
 from cms.hooks.inject import InjectionState, load_state
+from cms.hooks.promptcache import cached_prompt
 from cms.map.model import CorrelationMap
 from cms.map.store import load_map
 from cms.observations.access import ProjectMemory, read_project_memory

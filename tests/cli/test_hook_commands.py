@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 from cms import paths
-from cms.hooks import jobs, queue
+from cms.hooks import queue as hook_queue
 from cms.map.store import load_map
 from cms.transcripts.exchange import Exchange
+from cms.worker import jobs, queue
 from tests.hooks.helpers import build_map, numbered_turn, turn_lines, write_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +70,7 @@ def test_worker_drains_a_chat_queue(tmp_path: Path) -> None:
     )
     queue.enqueue(
         "cli-chat",
-        jobs.MAP_UPDATE,
+        hook_queue.MAP_UPDATE,
         jobs.map_update_payload(exchange, project="p", cwd=str(tmp_path)),
     )
     result = cms("worker", "--session", "cli-chat")
@@ -88,7 +89,7 @@ def test_worker_without_session_drains_every_queue(tmp_path: Path) -> None:
         )
         queue.enqueue(
             session,
-            jobs.MAP_UPDATE,
+            hook_queue.MAP_UPDATE,
             jobs.map_update_payload(exchange, project="p", cwd=str(tmp_path)),
         )
     result = cms("worker")

@@ -1,5 +1,6 @@
 """The hook fast paths and `cms search` import nothing slow (HEAVY: the SDKs, typer, jsonschema,
-pathlib, typing, dataclasses and the rest), checked in a fresh interpreter without site."""
+pathlib, typing, dataclasses and the rest) and the hooks nothing of cms.worker, checked in a
+fresh interpreter without site."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from typing import Any
 import pytest
 
 from cms import paths
-from cms.hooks import queue
+from cms.hooks import queue as hook_queue
+from cms.hooks.runner import HANDLER_MODULES
 from cms.observations.access import open_project_memory
 from cms.observations.model import NewObservation
+from cms.worker import queue
 from tests.hooks.helpers import ROOT, build_map, hook_env, numbered_turn, write_transcript
 
 HEAVY = (
@@ -76,7 +79,8 @@ def modules_after_hook(event: str, payload: dict[str, object], out: Path) -> set
     )
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     loaded = set(json.loads(out.read_text(encoding="utf-8")))
-    assert "cms.hooks.handlers" in loaded  # the probe really ran the hook
+    assert f"cms.hooks.{HANDLER_MODULES[event]}" in loaded  # the probe really ran the hook
+    assert [m for m in loaded if m.split(".")[:2] == ["cms", "worker"]] == []  # nor the worker
     return loaded - startup_modules()
 
 
@@ -117,7 +121,7 @@ def test_injecting_hooks_import_nothing_heavy(
 @pytest.mark.parametrize("event", ["Stop", "SessionEnd", "PreCompact"])
 def test_queueing_hooks_import_nothing_heavy(project: Path, tmp_path: Path, event: str) -> None:
     transcript = write_transcript(tmp_path / "t.jsonl", [numbered_turn(SESSION, 1)])
-    held = queue.try_worker_lock(SESSION)  # the worker (which may import more) stays out
+    held = hook_queue.try_worker_lock(SESSION)  # the worker (which may import more) stays out
     assert held is not None
     try:
         payload = {

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from cms import paths
-from cms.hooks import jobs, queue, worker
+from cms.hooks import queue as hook_queue
 from cms.locking import exclusive_lock
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
+from cms.worker import drain, jobs, queue
 from tests.hooks.helpers import (
     all_text_under,
     assert_clean_reply,
@@ -53,14 +54,14 @@ def job_done_lines() -> list[str]:
 
 
 def idle(session: str) -> bool:
-    return not queue.list_jobs(session) and not queue.worker_running(session)
+    return not queue.list_jobs(session) and not hook_queue.worker_running(session)
 
 
 def test_stop_prints_nothing_and_queues_where_the_turn_ends_for_the_worker_to_read(
     tmp_path: Path,
 ) -> None:
     transcript = write_transcript(tmp_path / "t.jsonl", [numbered_turn(SESSION, 1)])
-    held = queue.try_worker_lock(SESSION)  # keep workers off so the job stays visible
+    held = hook_queue.try_worker_lock(SESSION)  # keep workers off so the job stays visible
     assert held is not None
     try:
         done = run_hook_process("Stop", stop_payload(transcript))
@@ -74,7 +75,7 @@ def test_stop_prints_nothing_and_queues_where_the_turn_ends_for_the_worker_to_re
         assert "marker01" not in job_file.read_text(encoding="utf-8")  # the hook read nothing
     finally:
         held.release()
-    worker.drain_chat(SESSION, idle=0.0)
+    drain.drain_chat(SESSION, idle=0.0)
     assert "marker01" in paths.map_path(SESSION).read_text(encoding="utf-8")
 
 
@@ -122,7 +123,7 @@ def test_queued_turns_are_read_where_each_stop_saw_them_end_and_numbered_from_a_
     turns = [numbered_turn(SESSION, k) for k in range(1, 6)]
     transcript = write_transcript(tmp_path / "t.jsonl", turns[:2])
     kept = paths.chat_dir(SESSION) / "turn-count.json"
-    held = queue.try_worker_lock(SESSION)  # keep workers off: the jobs wait, the file grows
+    held = hook_queue.try_worker_lock(SESSION)  # keep workers off: the jobs wait, the file grows
     assert held is not None
     try:
         for upto in (2, 3, 4):
@@ -212,13 +213,13 @@ def test_killing_the_worker_mid_job_loses_no_exchange(tmp_path: Path) -> None:
         def mid_job() -> bool:
             jobs = queue.list_jobs(SESSION)
             job = queue.read_job(jobs[0]) if jobs else None
-            return job is not None and job.starts == 1 and queue.worker_running(SESSION)
+            return job is not None and job.starts == 1 and hook_queue.worker_running(SESSION)
 
         assert wait_until(mid_job, timeout=60)
         pid = queue.worker_pid(SESSION)
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
-        assert wait_until(lambda: not queue.worker_running(SESSION), timeout=30)
+        assert wait_until(lambda: not hook_queue.worker_running(SESSION), timeout=30)
     assert len(queue.list_jobs(SESSION)) == 1  # the killed job is still queued
     assert_clean_reply(run_hook_process("Stop", stop_payload(second)))
     assert wait_until(lambda: idle(SESSION), timeout=120)
@@ -277,7 +278,7 @@ def test_a_planted_secret_never_reaches_the_queue_map_store_or_log(tmp_path: Pat
         "prompt": f"use {SECRETS['anthropic']} please",
     }
     assert_clean_reply(run_hook_process("UserPromptSubmit", prompt))
-    held = queue.try_worker_lock(SESSION)
+    held = hook_queue.try_worker_lock(SESSION)
     assert held is not None
     try:
         last = f"Rotated: OPENAI_API_KEY={SECRETS['openai']} now lives in staging's vault."
@@ -289,7 +290,7 @@ def test_a_planted_secret_never_reaches_the_queue_map_store_or_log(tmp_path: Pat
         assert_no_secret(queued, "the queue files")
     finally:
         held.release()
-    worker.drain_chat(SESSION, idle=0.0)
+    drain.drain_chat(SESSION, idle=0.0)
     end = {
         "session_id": SESSION,
         "cwd": str(tmp_path),
@@ -317,7 +318,7 @@ def test_stop_with_a_fifo_as_transcript_returns_and_queues_the_last_message(
 ) -> None:
     fifo = tmp_path / "t.jsonl"
     os.mkfifo(fifo)
-    held = queue.try_worker_lock(SESSION)  # keep workers off so the job stays visible
+    held = hook_queue.try_worker_lock(SESSION)  # keep workers off so the job stays visible
     assert held is not None
     try:
         payload = stop_payload(fifo, last_assistant_message="Decided: blue-green deploys.")

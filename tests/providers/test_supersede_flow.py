@@ -8,11 +8,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from cms.hooks.jobs import exchange_to_dict, run_map_update
 from cms.observations.access import open_project_memory
 from cms.search.project import search_project
 from cms.supersede import split_supersede
 from cms.transcripts.exchange import Exchange
+from cms.worker.jobs import exchange_to_dict, run_map_update
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.observations.gitrepo import make_repo
 

@@ -13,7 +13,7 @@ from cms.map.ops import apply_ops
 from cms.map.store import load_map, save_map
 from cms.providers.anthropic_api import AnthropicProvider
 from cms.transcripts.exchange import Exchange
-from cms.update import update_chat_map
+from cms.worker.update import update_chat_map
 from tests.fakes.anthropic_server import FakeAnthropicServer, FakeReply
 
 from .conftest import log_lines, make_config

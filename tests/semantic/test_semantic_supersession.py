@@ -89,8 +89,8 @@ def test_a_fact_of_a_later_chat_retires_an_earlier_chat_fact_it_changes(
 def test_the_worker_checks_neighbours_after_a_job_when_the_semantic_index_is_on(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    from cms.hooks.jobs import update_semantic_index
     from cms.observations.access import open_project_memory
+    from cms.worker.projectsync import update_semantic_index
     from tests.observations.gitrepo import make_repo
 
     folder = build_tiny_model(tmp_path / "tiny")

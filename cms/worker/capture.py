@@ -7,42 +7,62 @@ code. Either way the candidates go through the observation store's own capture s
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
-from cms.hooks.jobs import session_text, sync_project_memory
+from cms import paths
+from cms.config import Config
+from cms.errors import JobError, MapNotFoundError
+from cms.map.model import CorrelationMap
+from cms.map.render import render_full
+from cms.map.store import load_map
+from cms.observations.access import open_project_memory
+from cms.observations.capture import capture_observations, observations_from_map
+from cms.observations.model import NewObservation
+from cms.providers.model_calls import ask_for_observations
+from cms.providers.select import make_provider
+from cms.transcripts.reader import read_exchanges
+from cms.worker.projectsync import sync_project_memory
+
+SESSION_TEXT_CHARS = 24_000  # the recent exchanges sent to the observe model
+RECENT_EXCHANGES = 12
 
 
-def _map_or_none(session_id: str) -> Any:
-    from cms import paths
-    from cms.errors import MapNotFoundError
-    from cms.map.store import load_map
-
+def _map_or_none(session_id: str) -> CorrelationMap | None:
     try:
         return load_map(paths.map_path(session_id))
     except MapNotFoundError:
         return None
 
 
+def session_text(session_id: str, transcript: str | None) -> str:
+    """What the observe model reads: the chat map in full, then the latest exchanges."""
+    parts = []
+    with suppress(MapNotFoundError):
+        parts += [
+            "## Memory map of this session",
+            render_full(load_map(paths.map_path(session_id))),
+        ]
+    if transcript:
+        recent = read_exchanges(transcript)[-RECENT_EXCHANGES:]
+        if recent:
+            per = max(1000, SESSION_TEXT_CHARS // len(recent))
+            parts.append("## Latest exchanges")
+            parts += [e.render(per) for e in recent]
+    return "\n\n".join(parts)
+
+
 def run_capture(
-    session_id: str, payload: dict[str, Any], config: Any, *, force_local: bool = False
+    session_id: str, payload: dict[str, Any], config: Config, *, force_local: bool = False
 ) -> str:
     """Capture observations for the session; return a one-line summary for the log."""
-    from cms.errors import JobError
-    from cms.observations.access import open_project_memory
-    from cms.observations.capture import capture_observations, observations_from_map
-    from cms.observations.model import NewObservation
-
     cwd = payload.get("cwd")
     if not isinstance(cwd, str) or not cwd:
         raise JobError("capture job without a cwd")
     transcript = payload.get("transcript")
     transcript = transcript if isinstance(transcript, str) and transcript else None
     agent = payload.get("agent") if isinstance(payload.get("agent"), str) else "claude_code"
-    provider = None
-    if not force_local:
-        from cms.providers.select import make_provider
-
-        provider = make_provider(config)
+    provider = None if force_local else make_provider(config)
     sync_project_memory(session_id, cwd, agent)  # the fact index is whole before capture
     memory = open_project_memory(cwd, create=True)
     if memory is None:  # pragma: no cover - create=True always opens
@@ -53,8 +73,6 @@ def run_capture(
             candidates = observations_from_map(cmap) if cmap is not None else []
             via = "local"
         else:
-            from cms.providers.model_calls import ask_for_observations
-
             text = session_text(session_id, transcript)
             if not text.strip():
                 return "nothing to capture"

@@ -9,7 +9,7 @@ from cms import paths
 from cms.config import Config
 from cms.map.store import load_map
 from cms.transcripts.exchange import Exchange
-from cms.update import APPLIED_FILE, APPLIED_KEEP, exchange_key, update_chat_map
+from cms.worker.update import APPLIED_FILE, APPLIED_KEEP, exchange_key, update_chat_map
 from tests.hooks.helpers import (
     assert_clean_reply,
     hook_env,

@@ -13,8 +13,10 @@ import pytest
 from cms import paths
 from cms.config import Config, WorkerConfig
 from cms.errors import ProviderError
-from cms.hooks import jobs, queue, worker
+from cms.hooks import launch
+from cms.hooks import queue as hook_queue
 from cms.transcripts.exchange import Exchange
+from cms.worker import drain, jobs, queue
 from tests.hooks.helpers import wait_until
 
 SESSION = "chat-queue-1"
@@ -33,7 +35,7 @@ def queue_exchange(turn: int, session: str = SESSION) -> Path:
         turn=turn,
     )
     return queue.enqueue(
-        session, jobs.MAP_UPDATE, jobs.map_update_payload(exchange, project="p", cwd="/tmp")
+        session, hook_queue.MAP_UPDATE, jobs.map_update_payload(exchange, project="p", cwd="/tmp")
     )
 
 
@@ -47,7 +49,7 @@ def record_runs(monkeypatch: pytest.MonkeyPatch, behaviour: Any = None) -> list[
             behaviour(job, force_local)
         return "ok"
 
-    monkeypatch.setattr(worker, "run_job", fake_run)
+    monkeypatch.setattr(drain, "run_job", fake_run)
     return seen
 
 
@@ -64,7 +66,7 @@ def test_jobs_are_listed_oldest_first_and_written_whole() -> None:
     folder = queue.chat_queue_dir(SESSION)
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]
     job = queue.read_job(made[0])
-    assert job is not None and job.kind == jobs.MAP_UPDATE and job.attempts == 0
+    assert job is not None and job.kind == hook_queue.MAP_UPDATE and job.attempts == 0
     assert job.payload["exchange"]["turn"] == 1
 
 
@@ -73,7 +75,7 @@ def test_drain_runs_jobs_in_queue_order_and_deletes_each_after_it_ran(
 ) -> None:
     made = [queue_exchange(turn) for turn in range(1, 8)]
     seen = record_runs(monkeypatch)
-    result = worker.drain_chat(SESSION, config())
+    result = drain.drain_chat(SESSION, config())
     assert seen == [p.name for p in made]
     assert result.applied == 7 and queue.list_jobs(SESSION) == []
 
@@ -88,7 +90,7 @@ def test_a_job_that_keeps_failing_is_set_aside_and_the_next_one_runs(
             raise RuntimeError("extractor bug")
 
     seen = record_runs(monkeypatch, fail_first)
-    result = worker.drain_chat(SESSION, config(max_attempts=3))
+    result = drain.drain_chat(SESSION, config(max_attempts=3))
     assert seen == [bad.name] * 3 + [good.name]
     assert result.set_aside == 1 and result.applied == 1
     assert [p.name for p in queue.failed_jobs(SESSION)] == [bad.name]
@@ -102,7 +104,7 @@ def test_an_unreadable_job_file_is_set_aside(monkeypatch: pytest.MonkeyPatch) ->
     (folder / "00000000000000000001-00000001-0000.json").write_text("{not json", "utf-8")
     good = queue_exchange(1)
     seen = record_runs(monkeypatch)
-    result = worker.drain_chat(SESSION, config())
+    result = drain.drain_chat(SESSION, config())
     assert seen == [good.name] and result.set_aside == 1
 
 
@@ -110,14 +112,14 @@ def test_model_trouble_backs_off_then_the_last_attempt_and_later_jobs_go_local(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first, second = queue_exchange(1), queue_exchange(2)
-    monkeypatch.setattr(worker, "PROVIDER_BACKOFF_SECONDS", 0.01)
+    monkeypatch.setattr(drain, "PROVIDER_BACKOFF_SECONDS", 0.01)
 
     def model_down(job: queue.Job, force_local: bool) -> None:
         if not force_local:
             raise ProviderError("fake outage")
 
     seen = record_runs(monkeypatch, model_down)
-    result = worker.drain_chat(SESSION, config(max_attempts=3))
+    result = drain.drain_chat(SESSION, config(max_attempts=3))
     assert seen == [first.name] * 3 + [f"{first.name}:local", f"{second.name}:local"]
     assert result.applied == 2 and result.provider_down and result.set_aside == 0
     assert queue.list_jobs(SESSION) == []
@@ -127,7 +129,7 @@ def test_model_trouble_backs_off_then_the_last_attempt_and_later_jobs_go_local(
 
 def test_a_model_that_recovers_is_used_again(monkeypatch: pytest.MonkeyPatch) -> None:
     queue_exchange(1)
-    monkeypatch.setattr(worker, "PROVIDER_BACKOFF_SECONDS", 0.01)
+    monkeypatch.setattr(drain, "PROVIDER_BACKOFF_SECONDS", 0.01)
     calls: list[int] = []
 
     def flaky(job: queue.Job, force_local: bool) -> None:
@@ -136,7 +138,7 @@ def test_a_model_that_recovers_is_used_again(monkeypatch: pytest.MonkeyPatch) ->
             raise ProviderError("one timeout")
 
     seen = record_runs(monkeypatch, flaky)
-    result = worker.drain_chat(SESSION, config(max_attempts=3))
+    result = drain.drain_chat(SESSION, config(max_attempts=3))
     assert len(seen) == 2 and not seen[1].endswith(":local")
     assert result.applied == 1 and not result.provider_down
 
@@ -147,7 +149,7 @@ def test_a_job_past_its_timeout_is_interrupted_counted_and_set_aside(
     queue_exchange(1)
     record_runs(monkeypatch, lambda job, local: time.sleep(30))
     start = time.monotonic()
-    result = worker.drain_chat(SESSION, config(job_timeout_seconds=0.2, max_attempts=2))
+    result = drain.drain_chat(SESSION, config(job_timeout_seconds=0.2, max_attempts=2))
     assert time.monotonic() - start < 10
     assert result.set_aside == 1 and result.failed == 2
     assert "JobTimeoutError" in log_text()
@@ -159,15 +161,15 @@ def test_a_job_queued_just_as_the_worker_lets_go_is_still_run(
     queue_exchange(1)
     seen = record_runs(monkeypatch)
     late: list[Path] = []
-    release = queue.WorkerLock.release
+    release = hook_queue.WorkerLock.release
 
-    def release_then_queue(self: queue.WorkerLock) -> None:
+    def release_then_queue(self: hook_queue.WorkerLock) -> None:
         release(self)
         if not late:  # the Stop hook writes its job right after the worker saw an empty queue
             late.append(queue_exchange(2))
 
-    monkeypatch.setattr(queue.WorkerLock, "release", release_then_queue)
-    worker.drain_chat(SESSION, config())
+    monkeypatch.setattr(hook_queue.WorkerLock, "release", release_then_queue)
+    drain.drain_chat(SESSION, config())
     assert seen[-1] == late[0].name
     assert queue.list_jobs(SESSION) == []
 
@@ -175,23 +177,23 @@ def test_a_job_queued_just_as_the_worker_lets_go_is_still_run(
 def test_a_second_worker_leaves_a_chat_whose_lock_is_held(monkeypatch: pytest.MonkeyPatch) -> None:
     made = queue_exchange(1)
     seen = record_runs(monkeypatch)
-    held = queue.try_worker_lock(SESSION)
+    held = hook_queue.try_worker_lock(SESSION)
     assert held is not None
     try:
-        assert queue.worker_running(SESSION)
-        assert worker.drain_chat(SESSION, config()).applied == 0
+        assert hook_queue.worker_running(SESSION)
+        assert drain.drain_chat(SESSION, config()).applied == 0
         assert queue.list_jobs(SESSION) == [made]
     finally:
         held.release()
-    assert not queue.worker_running(SESSION)
-    worker.drain_chat(SESSION, config())
+    assert not hook_queue.worker_running(SESSION)
+    drain.drain_chat(SESSION, config())
     assert seen == [made.name]
 
 
 def test_cms_sync_runs_the_job_inside_the_hook_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CMS_SYNC", "1")
     queue_exchange(1)
-    worker.ensure_worker(SESSION)
+    launch.ensure_worker(SESSION)
     assert queue.list_jobs(SESSION) == []
     assert paths.map_path(SESSION).exists()
 
@@ -199,7 +201,7 @@ def test_cms_sync_runs_the_job_inside_the_hook_process(monkeypatch: pytest.Monke
 def test_map_update_job_builds_the_chat_map_and_warms_the_index_cache() -> None:
     for turn in (1, 2):
         queue_exchange(turn)
-    result = worker.drain_chat(SESSION, config())
+    result = drain.drain_chat(SESSION, config())
     assert result.applied == 2
     from cms.map.store import load_map
 
@@ -212,7 +214,7 @@ def test_map_update_job_builds_the_chat_map_and_warms_the_index_cache() -> None:
 def test_a_spawned_worker_drains_the_queue_and_exits() -> None:
     queue_exchange(1)
     queue_exchange(2)
-    pid = worker.spawn_worker(SESSION)
+    pid = launch.spawn_worker(SESSION)
     assert pid is not None
     assert wait_until(lambda: not queue.list_jobs(SESSION), timeout=90)
     deadline = time.monotonic() + 60
@@ -229,7 +231,7 @@ def test_a_spawned_worker_drains_the_queue_and_exits() -> None:
 
 def test_unknown_job_kinds_end_up_set_aside() -> None:
     queue.enqueue(SESSION, "mystery", {})
-    result = worker.drain_chat(SESSION, config(max_attempts=1))
+    result = drain.drain_chat(SESSION, config(max_attempts=1))
     assert result.set_aside == 1
     assert "unknown job kind" in log_text()
 
@@ -243,7 +245,7 @@ def test_a_job_whose_worker_was_killed_three_times_mid_run_still_runs(
         assert job is not None
         queue.count_start(job)
     seen = record_runs(monkeypatch)
-    result = worker.drain_chat(SESSION, config(max_attempts=3))
+    result = drain.drain_chat(SESSION, config(max_attempts=3))
     assert seen == [made.name] and result.applied == 1 and result.set_aside == 0
     assert queue.failed_jobs(SESSION) == []
     assert "failed 3 times" not in log_text()
@@ -259,7 +261,7 @@ def test_failures_are_counted_apart_from_starts(monkeypatch: pytest.MonkeyPatch)
         raise RuntimeError("extractor bug")
 
     record_runs(monkeypatch, fail)
-    worker.drain_chat(SESSION, config(max_attempts=2))
+    drain.drain_chat(SESSION, config(max_attempts=2))
     counted = json.loads(queue.failed_jobs(SESSION)[0].read_text(encoding="utf-8"))
     assert (counted["attempts"], counted["starts"]) == (2, 3)
     assert "failed 2 times" in log_text()
@@ -269,12 +271,12 @@ def test_a_job_begun_many_times_without_an_outcome_is_set_aside(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     made = queue_exchange(1)
-    for _ in range(worker.MAX_INTERRUPTED):
+    for _ in range(drain.MAX_INTERRUPTED):
         job = queue.read_job(made)
         assert job is not None
         queue.count_start(job)
     seen = record_runs(monkeypatch)
-    result = worker.drain_chat(SESSION, config())
+    result = drain.drain_chat(SESSION, config())
     assert seen == [] and result.set_aside == 1
     assert "never finished" in log_text()
 
@@ -288,15 +290,15 @@ def test_the_failed_folder_keeps_only_the_newest_jobs() -> None:
 
 
 def test_at_most_a_fixed_number_of_worker_slots_can_be_held() -> None:
-    held = [queue.try_worker_slot() for _ in range(queue.MAX_WORKERS)]
+    held = [hook_queue.try_worker_slot() for _ in range(hook_queue.MAX_WORKERS)]
     try:
         assert all(slot is not None for slot in held)
-        assert queue.try_worker_slot() is None
+        assert hook_queue.try_worker_slot() is None
     finally:
         for slot in held:
             assert slot is not None
             slot.release()
-    again = queue.try_worker_slot()
+    again = hook_queue.try_worker_slot()
     assert again is not None
     again.release()
 
@@ -304,9 +306,9 @@ def test_at_most_a_fixed_number_of_worker_slots_can_be_held() -> None:
 def test_a_worker_without_a_slot_leaves_its_job_queued(monkeypatch: pytest.MonkeyPatch) -> None:
     made = queue_exchange(1)
     seen = record_runs(monkeypatch)
-    held = [queue.try_worker_slot() for _ in range(queue.MAX_WORKERS)]
+    held = [hook_queue.try_worker_slot() for _ in range(hook_queue.MAX_WORKERS)]
     try:
-        result = worker.run_detached(SESSION, hard_exit=False)
+        result = drain.run_detached(SESSION, hard_exit=False)
     finally:
         for slot in held:
             assert slot is not None
@@ -321,7 +323,7 @@ def test_a_worker_drains_other_chats_queues_before_it_exits(
     mine = queue_exchange(1)
     others = [queue_exchange(1, session=f"chat-other-{n}") for n in range(3)]
     seen = record_runs(monkeypatch)
-    result = worker.run_detached(SESSION, hard_exit=False)
+    result = drain.run_detached(SESSION, hard_exit=False)
     assert seen[0] == mine.name and sorted(seen[1:]) == sorted(p.name for p in others)
     assert result.applied == 4 and queue.queued_sessions() == []
 
@@ -340,15 +342,15 @@ def test_a_job_queued_while_every_slot_is_busy_is_run_by_a_slot_holder(
             assert go_on.wait(60)
 
     seen = record_runs(monkeypatch, block_first)
-    others = [queue.try_worker_slot() for _ in range(queue.MAX_WORKERS - 1)]
+    others = [hook_queue.try_worker_slot() for _ in range(hook_queue.MAX_WORKERS - 1)]
     holder = threading.Thread(
-        target=worker.run_detached, args=(SESSION,), kwargs={"hard_exit": False}
+        target=drain.run_detached, args=(SESSION,), kwargs={"hard_exit": False}
     )
     holder.start()
     try:
         assert started.wait(60)  # the holder of the last slot is busy with its own chat
         late = queue_exchange(2, session="chat-late")
-        assert worker.run_detached("chat-late", hard_exit=False).applied == 0  # no slot free
+        assert drain.run_detached("chat-late", hard_exit=False).applied == 0  # no slot free
         assert queue.list_jobs("chat-late") == [late]
     finally:
         for slot in others:

@@ -1,7 +1,7 @@
-"""The detached, short-lived worker that drains one chat's job queue (hooks start it through
-cms.hooks.launch, whose ensure_worker and spawn_worker are re-exported here).
+"""Draining the job queues: the detached, short-lived worker (`python -m cms.worker`, started by
+cms.hooks.launch) and `cms worker`.
 
-At most one worker per chat (a non-blocking lock) and queue.MAX_WORKERS per machine (slots);
+At most one worker per chat (a non-blocking lock) and MAX_WORKERS per machine (slots);
 jobs run oldest first, each bounded by worker.job_timeout_seconds; a job file is deleted only
 after its result is saved, so a killed worker loses nothing; a job that keeps failing (failures
 are counted, not starts) is set aside. A detached worker drains its chat, then every other
@@ -11,6 +11,7 @@ chat's queue, and exits when none is left. It is its process's error boundary: i
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -22,12 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from cms import paths
+from cms.config import Config, load_hook_config
 from cms.errors import CmsError, ProviderError
-from cms.hooks import queue
-from cms.hooks.launch import ensure_worker as ensure_worker  # re-exported: hooks start workers
-from cms.hooks.launch import spawn_worker as spawn_worker
-from cms.hooks.runner import load_hook_config
+from cms.hooks.queue import WorkerLock, try_worker_lock, try_worker_slot, worker_running
 from cms.log import log_event
+from cms.worker import queue
+from cms.worker.jobs import run_job
+from cms.worker.projectsync import update_semantic_index
 
 HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
 POLL_SECONDS = 0.05
@@ -57,8 +59,6 @@ def _time_limit(
     """Raise JobTimeoutError in the main thread after `seconds`; with hard_exit, also end the
     process if the job still has not returned HARD_EXIT_GRACE seconds later (stuck in C code),
     after `on_stuck` recorded the failure."""
-    import signal
-
     use_alarm = (
         hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     )
@@ -96,23 +96,6 @@ def _hard_exit(seconds: float, on_stuck: Callable[[], object] | None = None) -> 
 # ----------------------------------------------------------------------------- one job
 
 
-def run_job(job: queue.Job, config: Any, *, force_local: bool = False) -> str:
-    """Carry out one job; return a one-line summary. Raises on failure."""
-    from cms.hooks import jobs
-
-    if job.kind == jobs.MAP_UPDATE:
-        done: str = jobs.run_map_update(
-            job.session_id, job.payload, config, force_local=force_local
-        )
-    elif job.kind == jobs.CAPTURE:
-        from cms.hooks.capture import run_capture
-
-        done = run_capture(job.session_id, job.payload, config, force_local=force_local)
-    else:
-        raise ValueError(f"unknown job kind {job.kind!r}")
-    return done
-
-
 def _describe(exc: BaseException) -> str:
     where = ""
     frames = traceback.extract_tb(exc.__traceback__)
@@ -122,7 +105,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:300]}{where}"
 
 
-def _step(path: Path, config: Any, result: DrainResult, *, hard_exit: bool) -> None:
+def _step(path: Path, config: Config, result: DrainResult, *, hard_exit: bool) -> None:
     """Run the job in `path` once: on success delete it; on failure leave it (failure counted)
     so the loop tries it again, until max_attempts failures set it aside. A run cut short by a
     killed worker is no failure; a job begun MAX_INTERRUPTED times without an outcome is set
@@ -191,15 +174,13 @@ def _step(path: Path, config: Any, result: DrainResult, *, hard_exit: bool) -> N
     _update_semantic_index(job, config)
 
 
-def _update_semantic_index(job: queue.Job, config: Any) -> None:
+def _update_semantic_index(job: queue.Job, config: Config) -> None:
     """After a finished job, the vectors of its project's new items (when the semantic index is
     installed); any failure is logged and never counts against the job."""
     cwd = job.payload.get("cwd")
     if not isinstance(cwd, str) or not cwd:
         return
     try:
-        from cms.hooks.jobs import update_semantic_index
-
         computed = update_semantic_index(cwd, config)
     except Exception as exc:  # noqa: BLE001 - the lexical index is whole without vectors
         log_event("warning", "semantic_index_failed", _describe(exc), session=job.session_id)
@@ -209,7 +190,7 @@ def _update_semantic_index(job: queue.Job, config: Any) -> None:
 
 
 def _drain_locked(
-    session_id: str, config: Any, result: DrainResult, *, idle: float, hard_exit: bool
+    session_id: str, config: Config, result: DrainResult, *, idle: float, hard_exit: bool
 ) -> None:
     """Run jobs oldest first until none is left (waiting up to `idle` s for late ones)."""
     while True:
@@ -226,7 +207,7 @@ def _drain_locked(
 
 def drain_chat(
     session_id: str,
-    config: Any | None = None,
+    config: Config | None = None,
     *,
     idle: float | None = None,
     hard_exit: bool = False,
@@ -238,7 +219,7 @@ def drain_chat(
     idle = config.worker.idle_exit_seconds if idle is None else idle
     result = DrainResult()
     while True:
-        lock = queue.try_worker_lock(session_id)
+        lock = try_worker_lock(session_id)
         if lock is None:
             return result  # another worker is on it and will see our jobs
         try:
@@ -274,11 +255,11 @@ def run_worker(session_id: str | None, *, hard_exit: bool = False) -> DrainResul
 def _waiting_chats() -> list[str]:
     """Chats with pending jobs that no worker holds (taking their lock to look: a worker that
     finds a chat free this way drains it itself)."""
-    return [s for s in queue.queued_sessions() if not queue.worker_running(s)]
+    return [s for s in queue.queued_sessions() if not worker_running(s)]
 
 
 def run_detached(
-    session_id: str, *, hard_exit: bool = True, slot: queue.WorkerLock | None = None
+    session_id: str, *, hard_exit: bool = True, slot: WorkerLock | None = None
 ) -> DrainResult:
     """What a hook's worker does: take a machine-wide slot (or use `slot`, taken by the caller;
     none free: exit, its job stays queued), drain its chat, then every other waiting chat; after
@@ -288,7 +269,7 @@ def run_detached(
     total = DrainResult()
     first: str | None = session_id
     while True:
-        slot = slot or queue.try_worker_slot()
+        slot = slot or try_worker_slot()
         if slot is None:
             log_event("debug", "worker_slots_busy", session=session_id)
             return total  # each slot's holder looks at every queue after it lets go
@@ -306,9 +287,9 @@ def run_detached(
             return total
 
 
-def main(argv: list[str] | None = None, slot: queue.WorkerLock | None = None) -> int:
-    """`python -m cms.hooks.worker --session ID`: a detached worker (the hooks start it through
-    cms.hooks.launch, which takes its slot before this module is even imported)."""
+def main(argv: list[str] | None = None, slot: WorkerLock | None = None) -> int:
+    """`--session ID`: what the detached worker process runs (cms.worker.__main__, which takes
+    its slot before this module is even imported)."""
     args = sys.argv[1:] if argv is None else argv
     session = args[1] if len(args) >= 2 and args[0] == "--session" else None
     with suppress(OSError):
@@ -319,7 +300,3 @@ def main(argv: list[str] | None = None, slot: queue.WorkerLock | None = None) ->
     except BaseException as exc:  # noqa: BLE001 - never a traceback from a detached process
         log_event("error", "worker_crashed", _describe(exc), session=session)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -3,8 +3,8 @@ when short, as sentences when long) and what each tool returned; redacted, witho
 
 from __future__ import annotations
 
-from cms.hooks.jobs import exchange_passages
 from cms.transcripts.exchange import Exchange, ToolCall
+from cms.worker.projectsync import exchange_passages
 
 PLAN = (
     "Scaffold the app first. Run npx create-next-app@latest todo-app --typescript --tailwind "

@@ -21,6 +21,8 @@ from cms.map.ops import ApplyReport, apply_answer
 from cms.map.render import render_full
 from cms.map.store import edit_map, load_map, write_atomically
 from cms.providers.base import ModelProvider
+from cms.providers.local import extract_ops
+from cms.providers.model_calls import ask_for_ops
 from cms.supersede import split_supersede
 from cms.transcripts.cleanup import LAST_RECORD
 from cms.transcripts.exchange import Exchange
@@ -85,8 +87,6 @@ def _current_map(path: Path, session_id: str, project: str) -> CorrelationMap:
 
 
 def _propose_local(cmap: CorrelationMap, exchange: Exchange) -> Any:
-    from cms.providers.local import extract_ops
-
     return extract_ops(cmap, exchange)
 
 
@@ -159,8 +159,6 @@ def update_chat_map(
 
     if provider is None:
         return apply(_propose_local(_current_map(path, session_id, project), exchange))
-    from cms.providers.model_calls import ask_for_ops
-
     exchange_text = exchange.render(EXCHANGE_CHARS)
 
     offered = dict(earlier or {})

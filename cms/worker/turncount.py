@@ -11,6 +11,7 @@ import json
 import os
 
 from cms import paths
+from cms.hooks.statefile import write_state_quietly
 from cms.transcripts.turns import LineCount
 
 FILE_NAME = "turn-count.json"
@@ -31,6 +32,4 @@ def load_turn_count(session_id: str) -> LineCount:
 
 def save_turn_count(session_id: str, count: LineCount) -> None:
     """Keep the count for the next turn (atomic replace; best effort: failures are ignored)."""
-    from cms.hooks.statefile import write_state_quietly
-
     write_state_quietly(_file(session_id), count.to_json())

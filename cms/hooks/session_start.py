@@ -1,0 +1,45 @@
+"""The SessionStart hook (startup, resume, clear, compact): what a chat is shown first.
+
+Injects the map index (if any), the project's rules in force and the briefing, and records
+what was shown and the folder the chat runs in. No model call; errors reach the runner.
+"""
+
+from __future__ import annotations
+
+from cms.hooks import inject
+from cms.hooks.indexview import readable_index_view
+from cms.hooks.projectnotes import start_notes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cms.config import Config
+    from cms.hooks.events import HookEvent
+
+IN_FORCE_HEADING = "[Project rules and decisions in force (newest version; ids for `cms get`)]"
+BRIEFING_HEADING = "[Project observations from earlier sessions]"
+
+
+def handle(event: HookEvent, config: Config) -> str | None:
+    """The reply that injects the chat's start context, or None when there is nothing."""
+    limit = inject.inject_limit(config.hooks.inject_max_chars)
+    view = readable_index_view(event.session_id, inject.index_budget(limit))
+    rules, notes = start_notes(event.cwd, config.hooks.in_force_chars, config.hooks.briefing_limit)
+    sections = []
+    if view is not None and view.text:
+        sections.append(inject.index_section(view))
+    sections.append(inject.observation_section(IN_FORCE_HEADING, [line for _, line in rules]))
+    sections.append(inject.observation_section(BRIEFING_HEADING, [line for _, line in notes]))
+    context = inject.compose_context(sections, event.session_id, limit)
+    before = inject.load_state(event.session_id)  # a resumed or compacted chat keeps its log
+    state = inject.InjectionState(
+        index=view.text if view is not None and context else "",
+        entries=view.entries if view is not None and context else {},
+        shown=inject.shown_ids(rules + notes, context),
+        cwd=event.cwd,
+        first=before.first,
+        log=before.log,
+    )
+    if context:
+        state.record("SessionStart", context, state.shown)
+    inject.save_state(event.session_id, state)
+    return inject.hook_reply("SessionStart", context) if context else None
