@@ -11,54 +11,19 @@ from __future__ import annotations
 import os
 import re
 
-TYPE_CHECKING = False  # pathlib costs a hook ~10 ms: paths are str inside, Path outside
-if TYPE_CHECKING:
-    from pathlib import Path
+from cms.record import Record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     from cms.paths import StrPath
 
 
-class Project:
-    """A project: its id, the work tree (or folder) the cwd is in, and its common git dir.
+class Project(Record, frozen=True):
+    """A project: its id, the work tree (or folder) the cwd is in, and its common git dir."""
 
-    A plain slotted value class: building a dataclass costs milliseconds on the prompt path.
-    `root` and `git_common_dir` are Paths; the hooks read the str forms `root_str` and
-    `git_common_dir_str`, which need no pathlib.
-    """
-
-    __slots__ = ("git_common_dir_str", "id", "root_str")
-
-    def __init__(self, id: str, root: StrPath, git_common_dir: StrPath | None) -> None:
-        self.id = id
-        self.root_str = os.fspath(root)
-        self.git_common_dir_str = None if git_common_dir is None else os.fspath(git_common_dir)
-
-    @property
-    def root(self) -> Path:
-        from pathlib import Path
-
-        return Path(self.root_str)
-
-    @property
-    def git_common_dir(self) -> Path | None:
-        from pathlib import Path
-
-        return None if self.git_common_dir_str is None else Path(self.git_common_dir_str)
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.id, self.root_str, self.git_common_dir_str)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Project) and self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"Project(id={self.id!r}, root={self.root_str!r}, "
-            f"git_common_dir={self.git_common_dir_str!r})"
-        )
+    id: str
+    root: str
+    git_common_dir: str | None
 
 
 def _read_gitdir_file(dot_git: str) -> str | None:
@@ -84,7 +49,7 @@ def _common_dir(gitdir: str) -> str:
 
 def git_folders(cwd: str) -> tuple[str, str, str] | None:
     """(work tree root, git dir, common git dir) for the folder cwd (absolute and resolved), or
-    None outside a repository. The str form of find_git_dirs, for the hooks."""
+    None outside a repository."""
     folder = cwd
     while True:
         dot_git = os.path.join(folder, ".git")
@@ -98,17 +63,6 @@ def git_folders(cwd: str) -> tuple[str, str, str] | None:
         if parent == folder or not parent:
             return None
         folder = parent
-
-
-def find_git_dirs(cwd: Path) -> tuple[Path, Path, Path] | None:
-    """(work tree root, git dir, common git dir) for cwd, or None outside a repository."""
-    from pathlib import Path
-
-    found = git_folders(str(cwd))
-    if found is None:
-        return None
-    root, git_dir, common = found
-    return Path(root), Path(git_dir), Path(common)
 
 
 def resolved_folder(cwd: StrPath) -> str:

@@ -41,9 +41,13 @@ def _is_class_var(annotation: object) -> bool:
 _MISSING = object()
 
 
-def _build_init(fields: tuple[str, ...], defaults: dict[str, object], frozen: bool) -> Any:
+def _build_init(
+    fields: tuple[str, ...], defaults: dict[str, object], frozen: bool, post_init: bool
+) -> Any:
     """An `__init__` taking the fields in order (those with defaults last), compiled once per
-    class as dataclasses do: as fast to call as a hand-written one."""
+    class as dataclasses do: as fast to call as a hand-written one. It ends by calling the
+    class's `__post_init__` when there is one (a frozen record sets fields there with
+    object.__setattr__)."""
     scope: dict[str, object] = {"_set": object.__setattr__, "_MISSING": _MISSING}
     params, body = [], []
     for name in fields:
@@ -59,6 +63,8 @@ def _build_init(fields: tuple[str, ...], defaults: dict[str, object], frozen: bo
             scope[f"_default_{name}"] = default
             params.append(f"{name}=_default_{name}")
         body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
+    if post_init:
+        body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body)
     exec(source, scope)  # generated from the class's own field names only
     return scope["__init__"]
@@ -108,7 +114,10 @@ class RecordMeta(type):
             ordered = [n for n in fields if n not in defaults] + [
                 n for n in fields if n in defaults
             ]
-            namespace["__init__"] = _build_init(tuple(ordered), defaults, frozen)
+            post_init = "__post_init__" in namespace or any(
+                hasattr(base, "__post_init__") for base in bases
+            )
+            namespace["__init__"] = _build_init(tuple(ordered), defaults, frozen, post_init)
         return super().__new__(mcls, name, bases, namespace)
 
 

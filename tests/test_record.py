@@ -64,3 +64,16 @@ def test_mutable_records_are_unhashable_and_frozen_ones_hash_and_refuse_changes(
 def test_a_subclass_adds_its_fields_after_the_inherited_ones() -> None:
     assert Point3._FIELDS == ("x", "y", "tags", "z")
     assert Point3(1, 2, ["t"], 3).z == 3
+
+
+class Tagged(Record, frozen=True):
+    name: str
+    tags: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tags", tuple(self.tags))
+
+
+def test_post_init_runs_after_the_fields_are_set() -> None:
+    tagged = Tagged("a", ["x", "y"])  # type: ignore[arg-type]
+    assert tagged.tags == ("x", "y") and hash(tagged) == hash(Tagged("a", ("x", "y")))

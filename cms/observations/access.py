@@ -48,7 +48,7 @@ def project_scope(project: Project) -> BranchScope:
     from cms.observations.scope import current_scope
 
     cache = os.path.join(paths.project_dir_str(project.id), GIT_CACHE_NAME)
-    return current_scope(project.root_str, cache_path=cache)
+    return current_scope(project.root, cache_path=cache)
 
 
 def open_project_memory(cwd: StrPath, *, create: bool = True) -> ProjectMemory | None:

@@ -11,8 +11,9 @@ import re
 
 from cms.errors import StoreError
 from cms.observations.migrations import KINDS
+from cms.record import Record
 
-TYPE_CHECKING = False  # typing costs the prompt hook milliseconds; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -29,168 +30,49 @@ COLUMNS = (
 )
 
 
-class NewObservation:
-    """A candidate observation, before it is checked, redacted, deduplicated and stored.
+class NewObservation(Record, frozen=True):
+    """A candidate observation, before it is checked, redacted, deduplicated and stored."""
 
-    A plain slotted class (building a dataclass costs milliseconds on the prompt path); treat
-    instances as immutable.
-    """
+    kind: str
+    title: str
+    body: str = ""
+    files: tuple[str, ...] = ()
+    importance: int = 3
+    source: str | None = None  # "<session>/<fact id>" when promoted from a chat map's fact
+    turn: int | None = None
+    context: str = ""  # words around it that help find it (never shown as its text)
 
-    __slots__ = ("body", "context", "files", "importance", "kind", "source", "title", "turn")
-
-    def __init__(
-        self,
-        kind: str,
-        title: str,
-        body: str = "",
-        files: tuple[str, ...] = (),
-        importance: int = 3,
-        *,
-        source: str | None = None,
-        turn: int | None = None,
-        context: str = "",
-    ) -> None:
-        self.kind = kind
-        self.title = title
-        self.body = body
-        self.files = tuple(files)
-        self.importance = importance
-        self.source = source  # "<session>/<fact id>" when promoted from a chat map's fact
-        self.turn = turn
-        self.context = context  # words around it that help find it (never shown as its text)
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.kind, self.title, self.body, self.files, self.importance, self.source)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, NewObservation) and self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (
-            f"NewObservation(kind={self.kind!r}, title={self.title!r}, body={self.body!r}, "
-            f"files={self.files!r}, importance={self.importance!r}, source={self.source!r})"
-        )
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "files", tuple(self.files))  # a list given by a caller
 
 
-class Observation:
-    """A stored observation (times are Unix seconds); treat instances as immutable.
+class Observation(Record, frozen=True):
+    """A stored observation (times are Unix seconds). `shared_commit` means the capture commit
+    was already on another branch (proves no merge)."""
 
-    A plain slotted class: a dataclass would pull its machinery onto the prompt path.
-    `shared_commit` means the capture commit was already on another branch (proves no merge).
-    """
-
-    __slots__ = (
-        "agent",
-        "archived_at",
-        "body",
-        "branch",
-        "commit",
-        "context",
-        "created_at",
-        "files",
-        "id",
-        "importance",
-        "kind",
-        "last_recalled_at",
-        "project",
-        "session",
-        "shared_commit",
-        "source",
-        "superseded_by",
-        "title",
-        "turn",
-        "updated_at",
-    )
-
-    def __init__(
-        self,
-        *,
-        id: int,
-        project: str,
-        kind: str,
-        title: str,
-        body: str,
-        files: tuple[str, ...],
-        importance: int,
-        branch: str | None,
-        commit: str | None,
-        shared_commit: bool,
-        session: str | None,
-        agent: str | None,
-        created_at: float,
-        updated_at: float,
-        last_recalled_at: float | None,
-        superseded_by: int | None,
-        archived_at: float | None,
-        source: str | None = None,
-        turn: int | None = None,
-        context: str = "",
-    ) -> None:
-        self.id = id
-        self.project = project
-        self.kind = kind
-        self.title = title
-        self.body = body
-        self.files = files
-        self.importance = importance
-        self.branch = branch
-        self.commit = commit
-        self.shared_commit = shared_commit
-        self.session = session
-        self.agent = agent
-        self.created_at = created_at
-        self.updated_at = updated_at
-        self.last_recalled_at = last_recalled_at
-        self.superseded_by = superseded_by
-        self.archived_at = archived_at
-        self.source = source
-        self.turn = turn
-        self.context = context
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in _OBSERVATION_FIELDS)
-
-    def replace(self, **changes: object) -> Observation:
-        """A copy with some fields changed."""
-        values = dict(zip(_OBSERVATION_FIELDS, self._values(), strict=True))
-        values.update(changes)
-        return Observation(**values)  # type: ignore[arg-type]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Observation) and self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
+    id: int
+    project: str
+    kind: str
+    title: str
+    body: str
+    files: tuple[str, ...]
+    importance: int
+    branch: str | None
+    commit: str | None
+    shared_commit: bool
+    session: str | None
+    agent: str | None
+    created_at: float
+    updated_at: float
+    last_recalled_at: float | None
+    superseded_by: int | None
+    archived_at: float | None
+    source: str | None = None
+    turn: int | None = None
+    context: str = ""
 
     def __repr__(self) -> str:
         return f"Observation(id={self.id!r}, kind={self.kind!r}, title={self.title!r}, branch={self.branch!r})"
-
-
-_OBSERVATION_FIELDS = (
-    "id",
-    "project",
-    "kind",
-    "title",
-    "body",
-    "files",
-    "importance",
-    "branch",
-    "commit",
-    "shared_commit",
-    "session",
-    "agent",
-    "created_at",
-    "updated_at",
-    "last_recalled_at",
-    "superseded_by",
-    "archived_at",
-    "source",
-    "turn",
-    "context",
-)
 
 
 def title_key(title: str) -> str:

@@ -12,74 +12,29 @@ import os
 
 from cms.observations.ancestry import GIT_TIMEOUT, AncestryCache
 from cms.project import git_folders, resolved_folder
+from cms.record import Record, field
 
-TYPE_CHECKING = False  # pathlib costs a hook ~10 ms: paths are str inside; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from cms.paths import StrPath
 
 DEFAULT_NAMES = ("main", "master")
 
 
-class GitState:
-    """What the .git files say about one work tree (a plain slotted class, built per prompt).
+class GitState(Record, frozen=True):
+    """What the .git files say about one work tree (built per prompt; folders as str)."""
 
-    The folders are kept as str (`root_str`, ...); `root`, `git_dir`, `common_dir` are Paths.
-    """
-
-    __slots__ = (
-        "branch",
-        "branches",
-        "common_dir_str",
-        "default_branches",
-        "git_dir_str",
-        "gone_branches",
-        "head",
-        "root_str",
-    )
-
-    def __init__(
-        self,
-        *,
-        root: StrPath,
-        git_dir: StrPath,
-        common_dir: StrPath,
-        branch: str | None,
-        head: str | None,
-        branches: dict[str, str],
-        default_branches: frozenset[str],
-        gone_branches: frozenset[str],
-    ) -> None:
-        self.root_str = os.fspath(root)
-        self.git_dir_str = os.fspath(git_dir)
-        self.common_dir_str = os.fspath(common_dir)
-        self.branch = branch  # None when HEAD is detached
-        self.head = head  # None before the first commit
-        self.branches = branches  # local branch -> commit
-        self.default_branches = default_branches
-        self.gone_branches = gone_branches  # upstream configured but its ref is gone
-
-    @property
-    def root(self) -> Path:
-        from pathlib import Path
-
-        return Path(self.root_str)
-
-    @property
-    def git_dir(self) -> Path:
-        from pathlib import Path
-
-        return Path(self.git_dir_str)
-
-    @property
-    def common_dir(self) -> Path:
-        from pathlib import Path
-
-        return Path(self.common_dir_str)
+    root: str
+    git_dir: str
+    common_dir: str
+    branch: str | None  # None when HEAD is detached
+    head: str | None  # None before the first commit
+    branches: dict[str, str]  # local branch -> commit
+    default_branches: frozenset[str]
+    gone_branches: frozenset[str]  # upstream configured but its ref is gone
 
     def __repr__(self) -> str:
-        return f"GitState(root={self.root_str!r}, branch={self.branch!r}, head={self.head!r})"
+        return f"GitState(root={self.root!r}, branch={self.branch!r}, head={self.head!r})"
 
 
 def _read_text(path: str) -> str | None:
@@ -227,7 +182,7 @@ def commit_is_shared(state: GitState) -> bool:
     if state.head is None or state.branch is None:
         return False
     out = _git(
-        state.root_str,
+        state.root,
         "for-each-ref",
         "--contains",
         state.head,
@@ -240,55 +195,21 @@ def commit_is_shared(state: GitState) -> bool:
     return any(line.strip() and line.strip() != own for line in out.splitlines())
 
 
-class BranchScope:
-    """Where recall happens: decides which captured branch/commit pairs are visible there.
+class BranchScope(Record):
+    """Where recall happens: decides which captured branch/commit pairs are visible there."""
 
-    A plain slotted class (a dataclass would pull its machinery onto the prompt path).
-    """
-
-    __slots__ = (
-        "ancestry",
-        "branch",
-        "branch_tips",
-        "default_branches",
-        "existing_branches",
-        "gone_branches",
-        "head",
-        "in_git",
-    )
-
-    def __init__(
-        self,
-        in_git: bool,
-        branch: str | None = None,
-        head: str | None = None,
-        default_branches: frozenset[str] = frozenset(),
-        existing_branches: frozenset[str] = frozenset(),
-        gone_branches: frozenset[str] = frozenset(),
-        ancestry: AncestryCache | None = None,
-        branch_tips: dict[str, str] | None = None,
-    ) -> None:
-        self.in_git = in_git
-        self.branch = branch
-        self.head = head
-        self.default_branches = default_branches
-        self.existing_branches = existing_branches
-        self.gone_branches = gone_branches
-        self.ancestry = ancestry
-        self.branch_tips = branch_tips or {}  # existing branch -> its tip commit
+    in_git: bool
+    branch: str | None = None
+    head: str | None = None
+    default_branches: frozenset[str] = frozenset()
+    existing_branches: frozenset[str] = frozenset()
+    gone_branches: frozenset[str] = frozenset()
+    ancestry: AncestryCache | None = None
+    branch_tips: dict[str, str] = field(default_factory=dict)  # existing branch -> tip commit
 
     def with_branch(self, branch: str, head: str | None) -> BranchScope:
         """The same repository seen from another branch."""
-        return BranchScope(
-            self.in_git,
-            branch,
-            head,
-            self.default_branches,
-            self.existing_branches,
-            self.gone_branches,
-            self.ancestry,
-            self.branch_tips,
-        )
+        return self.replace(branch=branch, head=head)
 
     def __repr__(self) -> str:
         return f"BranchScope(in_git={self.in_git!r}, branch={self.branch!r}, head={self.head!r})"
@@ -341,7 +262,7 @@ def scope_from_state(state: GitState | None, cache_path: StrPath | None = None) 
         default_branches=state.default_branches,
         existing_branches=frozenset(state.branches),
         gone_branches=state.gone_branches,
-        ancestry=AncestryCache(state.root_str, state.common_dir_str, cache_path),
+        ancestry=AncestryCache(state.root, state.common_dir, cache_path),
         branch_tips=state.branches,
     )
 
