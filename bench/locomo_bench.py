@@ -233,7 +233,7 @@ def main() -> None:
     methods = ["plain BM25", "stemmed BM25 + dates", *(f"context {w}" for w in CONTEXT_GRID)]
     if shipped not in methods:
         methods.append(shipped)
-    fused_shipped = f"fused {WEIGHTS[3]} {SemanticConfig.weight}"
+    fused_shipped = f"fused {WEIGHTS[3]} {SemanticConfig().weight}"
     fused_grid = [f"fused {c} {w}" for c in CONTEXT_GRID for w in SEMANTIC_GRID]
     if embedder is not None:
         methods += fused_grid + ([fused_shipped] if fused_shipped not in fused_grid else [])

@@ -12,6 +12,7 @@ import os
 from cms import paths
 from cms.errors import ConfigError
 from cms.log import configure_log, log_event
+from cms.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,44 +22,11 @@ if TYPE_CHECKING:
 PROVIDER_MODES = ("auto", "anthropic", "claude_cli", "local")
 
 
-class _Section:
-    """A config section: typed attributes whose class values are the defaults.
-
-    Plain classes rather than dataclasses: this module loads on every hook, which imports no
-    dataclasses (tests/hooks/test_imports.py).
-    """
-
-    def __init__(self, **values: Any) -> None:
-        names = self.keys()
-        for key in values:
-            if key not in names:
-                raise TypeError(f"{type(self).__name__} has no key {key!r}")
-        for key in names:
-            value = values[key] if key in values else getattr(type(self), key)
-            object.__setattr__(self, key, value)
-
-    @classmethod
-    def keys(cls) -> tuple[str, ...]:
-        return tuple(cls.__annotations__)
-
-    def __setattr__(self, key: str, value: object) -> None:
-        raise AttributeError(f"config sections are read-only ({key})")
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and vars(other) == vars(self)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
-        return f"{type(self).__name__}({fields})"
-
-
-class MapConfig(_Section):
+class MapConfig(Record, frozen=True):
     max_planets: int = 50
 
 
-class HooksConfig(_Section):
+class HooksConfig(Record, frozen=True):
     exclude: tuple[str, ...] = ()
     inject_max_chars: int = 9500
     recall_limit: int = 5
@@ -66,7 +34,7 @@ class HooksConfig(_Section):
     in_force_chars: int = 4000
 
 
-class ProviderConfig(_Section):
+class ProviderConfig(Record, frozen=True):
     mode: str = "auto"
     update_model: str = "claude-haiku-4-5"
     search_model: str = "claude-haiku-4-5"
@@ -80,48 +48,45 @@ class ProviderConfig(_Section):
     search_selector: str = "auto"
 
 
-class WorkerConfig(_Section):
+class WorkerConfig(Record, frozen=True):
     job_timeout_seconds: float = 180.0
     max_attempts: int = 3
     idle_exit_seconds: float = 2.0
 
 
-class ObservationsConfig(_Section):
+class ObservationsConfig(Record, frozen=True):
     min_relevance: float = 0.15
     stale_after_days: int = 90
     stale_max_importance: int = 2
 
 
-class SemanticConfig(_Section):
+class SemanticConfig(Record, frozen=True):
     mode: str = "auto"
     model: str = ""
     weight: float = 0.5
 
 
-class LogConfig(_Section):
+class LogConfig(Record, frozen=True):
     max_bytes: int = 1_000_000
     backups: int = 3
     level: str = "info"
 
 
-class Config(_Section):
-    map: MapConfig
-    hooks: HooksConfig
-    provider: ProviderConfig
-    worker: WorkerConfig
-    observations: ObservationsConfig
-    semantic: SemanticConfig
-    log: LogConfig
+class Config(Record, frozen=True):
+    """The whole configuration: one record per section, each defaulting to its defaults."""
+
+    map: MapConfig = field(default_factory=MapConfig)
+    hooks: HooksConfig = field(default_factory=HooksConfig)
+    provider: ProviderConfig = field(default_factory=ProviderConfig)
+    worker: WorkerConfig = field(default_factory=WorkerConfig)
+    observations: ObservationsConfig = field(default_factory=ObservationsConfig)
+    semantic: SemanticConfig = field(default_factory=SemanticConfig)
+    log: LogConfig = field(default_factory=LogConfig)
     source: str = ""
     warnings: tuple[str, ...] = ()
 
-    def __init__(self, **values: Any) -> None:
-        for name, cls in _SECTIONS.items():
-            values.setdefault(name, cls())
-        super().__init__(**values)
 
-
-_SECTIONS: dict[str, type[_Section]] = {
+_SECTIONS: dict[str, type[Record]] = {
     "map": MapConfig,
     "hooks": HooksConfig,
     "provider": ProviderConfig,
@@ -198,7 +163,7 @@ def parse_config(data: dict[str, Any], source: str = "") -> Config:
         if not isinstance(value, dict):
             raise ConfigError(f"[{name}] must be a table")
         defaults = cls()
-        known = cls.keys()
+        known = cls._FIELDS
         kwargs: dict[str, Any] = {}
         for key, item in value.items():
             if key not in known:

@@ -33,7 +33,7 @@ def test_example_file_documents_every_key_with_its_default() -> None:
     assert config.warnings == ()
     defaults = Config()
     for section in ("map", "hooks", "provider", "worker", "observations", "log"):
-        assert set(data[section]) == set(vars(getattr(defaults, section))), section
+        assert set(data[section]) == set(getattr(defaults, section)._FIELDS), section
         assert getattr(config, section) == getattr(defaults, section), section
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 
+from cms.record import Record
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -19,49 +21,20 @@ MAX_SESSION_ID = 200
 MAX_PROMPT_CHARS = 20_000  # a prompt is only used as a recall query
 
 
-class HookEvent:
-    """One hook call (a plain slotted class, not a dataclass: see cms.hooks)."""
+class HookEvent(Record, frozen=True):
+    """One hook call."""
 
-    __slots__ = (
-        "agent",
-        "agent_id",
-        "cwd",
-        "last_assistant_message",
-        "name",
-        "prompt",
-        "reason",
-        "session_id",
-        "source",
-        "stop_hook_active",
-        "transcript_path",
-    )
-
-    def __init__(
-        self,
-        *,
-        name: str,  # one of KNOWN_EVENTS
-        session_id: str,
-        cwd: str,
-        transcript_path: str | None = None,
-        source: str = "",  # SessionStart: startup, resume, clear, compact, fork
-        prompt: str = "",  # UserPromptSubmit
-        last_assistant_message: str | None = None,  # Stop
-        stop_hook_active: bool = False,  # Stop
-        agent_id: str | None = None,  # present only inside a subagent
-        reason: str = "",  # SessionEnd reason or PreCompact trigger
-        agent: str = "claude_code",  # or "codex"
-    ) -> None:
-        self.name = name
-        self.session_id = session_id
-        self.cwd = cwd
-        self.transcript_path = transcript_path
-        self.source = source
-        self.prompt = prompt
-        self.last_assistant_message = last_assistant_message
-        self.stop_hook_active = stop_hook_active
-        self.agent_id = agent_id
-        self.reason = reason
-        self.agent = agent
+    name: str  # one of KNOWN_EVENTS
+    session_id: str
+    cwd: str
+    transcript_path: str | None = None
+    source: str = ""  # SessionStart: startup, resume, clear, compact, fork
+    prompt: str = ""  # UserPromptSubmit
+    last_assistant_message: str | None = None  # Stop
+    stop_hook_active: bool = False  # Stop
+    agent_id: str | None = None  # present only inside a subagent
+    reason: str = ""  # SessionEnd reason or PreCompact trigger
+    agent: str = "claude_code"  # or "codex"
 
 
 def canonical_event(name: object) -> str | None:

@@ -14,6 +14,7 @@ from cms import paths
 from cms.errors import CmsError
 from cms.hooks.statefile import write_state_quietly
 from cms.log import log_event
+from cms.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,15 +27,12 @@ CACHE_VERSION = 1
 Entries = dict[str, list[object]]
 
 
-class IndexView:
+class IndexView(Record):
     """The rendered index and the live planets it lists."""
 
-    __slots__ = ("entries", "summary", "text")
-
-    def __init__(self, text: str, entries: Entries, summary: str) -> None:
-        self.text = text  # render_index(map, budget); "" for a map without topics
-        self.entries = entries
-        self.summary = summary  # "3 topics, 7 subtopics, 21 facts"
+    text: str  # render_index(map, budget); "" for a map without topics
+    entries: Entries
+    summary: str  # "3 topics, 7 subtopics, 21 facts"
 
 
 def _key_of(st: os.stat_result, budget: int) -> list[int]:

@@ -14,6 +14,7 @@ import time
 
 from cms import paths
 from cms.hooks.statefile import write_state
+from cms.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -170,28 +171,16 @@ def observation_section(heading: str, lines: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- injection state
 
 
-class InjectionState:
-    """What a chat has been shown (a plain slotted class)."""
+class InjectionState(Record):
+    """What a chat has been shown."""
 
-    __slots__ = ("at", "cwd", "entries", "first", "index", "log", "shown")
-
-    def __init__(
-        self,
-        index: str = "",
-        entries: Entries | None = None,
-        shown: list[str] | None = None,
-        at: float = 0.0,
-        cwd: str = "",
-        first: str = "",
-        log: list[list[object]] | None = None,
-    ) -> None:
-        self.index = index  # the index text the chat was last shown in full
-        self.entries: Entries = entries if entries is not None else {}
-        self.shown: list[str] = shown if shown is not None else []  # ids: O12, 1a2b3c4d/F7
-        self.at = at
-        self.cwd = cwd  # the folder the chat runs in: `cms search --session` finds its project
-        self.first = first  # the chat's first prompt, redacted and shortened (names the chat)
-        self.log: list[list[object]] = log if log is not None else []  # [at, event, chars, ids]
+    index: str = ""  # the index text the chat was last shown in full
+    entries: Entries = field(default_factory=dict)
+    shown: list[str] = field(default_factory=list)  # ids: O12, 1a2b3c4d/F7
+    at: float = 0.0
+    cwd: str = ""  # the folder the chat runs in: `cms search --session` finds its project
+    first: str = ""  # the chat's first prompt, redacted and shortened (names the chat)
+    log: list[list[object]] = field(default_factory=list)  # [at, event, chars, ids]
 
     def record(self, event: str, context: str, ids: list[str]) -> None:
         """Log one injection (its time, hook event, size and the ids it carried)."""

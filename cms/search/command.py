@@ -13,6 +13,7 @@ import time
 
 from cms.console import load_command_config, print_json
 from cms.errors import CmsError
+from cms.record import Record
 
 MAX_K = 50
 MODEL_POOL = 30  # project hits a model selector chooses from
@@ -151,18 +152,15 @@ class UsageError(CmsError):
     """The command line of `cms search` is not one it understands."""
 
 
-class SearchArgs:
+class SearchArgs(Record):
     """What the command line of `cms search` asks for."""
 
-    __slots__ = ("as_json", "chat_only", "k", "map_file", "query", "session")
-
-    def __init__(self) -> None:
-        self.query = ""
-        self.session: str | None = None
-        self.map_file: str | None = None
-        self.chat_only = False
-        self.k = 5
-        self.as_json = False
+    query: str = ""
+    session: str | None = None
+    map_file: str | None = None
+    chat_only: bool = False
+    k: int = 5
+    as_json: bool = False
 
 
 def parse_search_argv(argv: list[str]) -> SearchArgs:

@@ -16,6 +16,7 @@ from cms.observations.recall import (
     observation_text,
     recall,
 )
+from cms.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,48 +29,20 @@ RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be do
 SEMANTIC_POOL_PER_RESULT = 2  # items nearest the query considered per result asked for
 
 
-class MemoryHit:
+class MemoryHit(Record):
     """One search result: a chat fact, a passage or a project observation."""
 
-    __slots__ = (
-        "chat",
-        "id",
-        "is_passage",
-        "kind",
-        "label",
-        "relevance",
-        "source",
-        "text",
-        "turn",
-        "updated_at",
-        "vector",
-    )
-
-    def __init__(
-        self,
-        id: str,
-        label: str,
-        text: str,
-        chat: str | None,
-        updated_at: float,
-        relevance: float,
-        source: str | None = None,
-        turn: int | None = None,
-        is_passage: bool = False,
-        kind: str = "",
-        vector: str = "",
-    ) -> None:
-        self.id = id
-        self.vector = vector  # its key in the semantic index (F<row>, O<id>; "" for none)
-        self.kind = kind  # the fact's or observation's kind ("" when unknown)
-        self.turn = turn
-        self.is_passage = is_passage  # the chat's own words, not an extracted fact
-        self.label = label  # "Sun > Planet" for a fact, the kind for an observation
-        self.text = text
-        self.chat = chat
-        self.updated_at = updated_at
-        self.relevance = relevance
-        self.source = source  # "<session>/<fact id>" of the fact an observation came from
+    id: str
+    label: str  # "Sun > Planet" for a fact, the kind for an observation
+    text: str
+    chat: str | None
+    updated_at: float
+    relevance: float
+    source: str | None = None  # "<session>/<fact id>" of the fact an observation came from
+    turn: int | None = None
+    is_passage: bool = False  # the chat's own words, not an extracted fact
+    kind: str = ""  # the fact's or observation's kind ("" when unknown)
+    vector: str = ""  # its key in the semantic index (F<row>, O<id>; "" for none)
 
     def render(self, now: float, current: str | None) -> str:
         where = "this chat" if current and self.chat == current else _chat_name(self.chat)

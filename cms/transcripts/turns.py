@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from cms.record import Record, field
 from cms.transcripts.jsonl import CHUNK, MAX_LINE, iter_lines_back, open_transcript, wrap_error
 
 TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
@@ -22,7 +23,7 @@ HEAD_WINDOW = 64 * 1024  # the start of a turn longer than the window (its promp
 COLD_SCAN = 4 * 1024 * 1024  # how far back the latest prompt is looked for without a kept count
 
 
-class TurnLines:
+class TurnLines(Record):
     """Where the latest turn of a transcript lies and its lines, as find_turn read them.
 
     `start` is the offset of its first line (the prompt), -1 when no prompt is known: then `lost`
@@ -31,32 +32,17 @@ class TurnLines:
     `skipped` bytes between the two left unread. `end` is a line start at or before the end of
     the file: everything before it has been looked at for prompts."""
 
-    __slots__ = (
-        "end",
-        "end_probe",
-        "file_id",
-        "from_memo",
-        "head",
-        "lost",
-        "prompt_end",
-        "skipped",
-        "start",
-        "tail",
-        "warm",
-    )
-
-    def __init__(self) -> None:
-        self.start = -1
-        self.prompt_end = -1  # offset just past the prompt line
-        self.lost = False
-        self.warm = False  # a kept memo bounded the walk
-        self.from_memo = False  # `start` is the memo's latest prompt (no new one since)
-        self.file_id = (0, 0)
-        self.head: list[bytes] = []
-        self.tail: list[bytes] = []
-        self.skipped = 0
-        self.end = 0
-        self.end_probe = b""
+    start: int = -1
+    prompt_end: int = -1  # offset just past the prompt line
+    lost: bool = False
+    warm: bool = False  # a kept memo bounded the walk
+    from_memo: bool = False  # `start` is the memo's latest prompt (no new one since)
+    file_id: tuple[int, int] = (0, 0)
+    head: list[bytes] = field(default_factory=list)
+    tail: list[bytes] = field(default_factory=list)
+    skipped: int = 0
+    end: int = 0
+    end_probe: bytes = b""
 
     @property
     def lines(self) -> list[bytes]:
@@ -172,7 +158,7 @@ def _file_id(handle: BinaryIO) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
-class LineCount:
+class LineCount(Record):
     """A count carried between calls on a file that grows at its end: `count` lines satisfying
     the predicate named `tag` lie before byte `offset` of the file `file_id` (device, inode);
     `probe` holds the bytes just before `offset`, so a rewritten file is noticed and counted
@@ -180,24 +166,14 @@ class LineCount:
     find_turn's caller has moved the count to the end of what it looked at (see `seen`).
     count_lines reads and updates it; storing it is the caller's business."""
 
-    __slots__ = ("count", "file_id", "latest", "offset", "probe", "tag")
     PROBE_BYTES = 64
 
-    def __init__(
-        self,
-        tag: str = "",
-        file_id: tuple[int, int] = (0, 0),
-        offset: int = 0,
-        count: int = 0,
-        probe: bytes = b"",
-        latest: int = -1,
-    ) -> None:
-        self.tag = tag
-        self.file_id = file_id
-        self.offset = offset
-        self.count = count
-        self.probe = probe
-        self.latest = latest
+    tag: str = ""
+    file_id: tuple[int, int] = (0, 0)
+    offset: int = 0
+    count: int = 0
+    probe: bytes = b""
+    latest: int = -1
 
     def use_for(self, tag: str) -> LineCount:
         """This count, emptied first when it was kept for another predicate."""
