@@ -191,7 +191,7 @@ def main() -> None:
         write_transcript(transcript)
         env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
         base = {"session_id": SESSION, "cwd": str(repo), "transcript_path": str(transcript)}
-        chat = paths.chat_dir(SESSION)
+        chat = Path(paths.chat_dir(SESSION))
 
         def forget_injections() -> None:
             (chat / "injected.json").unlink(missing_ok=True)

@@ -6,37 +6,40 @@ times under $CMS_HOME/chats; it never reads or writes a map.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from cms import paths
 from cms.errors import MapNotFoundError
 
 
-def chats_root() -> Path:
-    return paths.cms_home() / "chats"
+def chats_root() -> str:
+    return os.path.join(paths.cms_home(), "chats")
 
 
-def chat_maps() -> list[Path]:
+def chat_maps() -> list[str]:
     """Every chat map under $CMS_HOME/chats, least recently updated first."""
     root = chats_root()
-    if not root.is_dir():
+    try:
+        names = os.listdir(root)
+    except OSError:
         return []
-    found: list[tuple[float, str, Path]] = []
-    for path in root.glob("*/map.json"):
+    found: list[tuple[float, str, str]] = []
+    for name in names:
+        path = os.path.join(root, name, "map.json")
         try:
-            found.append((path.stat().st_mtime, path.parent.name, path))
+            found.append((os.stat(path).st_mtime, name, path))
         except OSError:
-            continue  # removed while we looked
+            continue  # no map, or removed while we looked
     return [path for _mtime, _name, path in sorted(found)]
 
 
-def latest_map() -> Path | None:
+def latest_map() -> str | None:
     """The chat map updated last, or None when no chat has a map yet."""
     maps = chat_maps()
     return maps[-1] if maps else None
 
 
-def locate_map(session: str | None, map_file: Path | None = None) -> Path:
+def locate_map(session: str | None, map_file: str | None = None) -> str:
     """map_file, else the map of session, else the chat map updated last.
 
     Raises MapNotFoundError only when neither is given and no chat has a map yet; a session

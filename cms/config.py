@@ -176,7 +176,7 @@ def parse_config(data: dict[str, Any], source: str = "") -> Config:
 
 def load_config(path: str | PathLike[str] | None = None) -> Config:
     """Read the config file; a missing file means all defaults."""
-    path = paths.config_path_str() if path is None else str(path)
+    path = paths.config_path() if path is None else str(path)
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -209,7 +209,7 @@ def _parsed_toml(path: str, raw: bytes) -> dict[str, Any]:
     import zlib
 
     key = f"{path}:{len(raw)}:{zlib.crc32(raw):08x}"
-    cache = os.path.join(paths.cms_home_str(), CACHE_NAME)
+    cache = os.path.join(paths.cms_home(), CACHE_NAME)
     try:
         with open(cache, encoding="utf-8") as handle:
             cached = json.load(handle)

@@ -7,23 +7,27 @@ Importing portalocker costs tens of milliseconds, so hook fast paths must not im
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import portalocker
 
 from cms.errors import LockTimeoutError
 from cms.privatefile import make_dirs, private_opener
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cms.paths import StrPath
+
 
 @contextmanager
-def exclusive_lock(target: Path, timeout: float = 30.0) -> Iterator[None]:
+def exclusive_lock(target: StrPath, timeout: float = 30.0) -> Iterator[None]:
     """Hold an exclusive lock on `target` (through `target.lock`) for the with-block."""
-    lock_path = target.with_name(target.name + ".lock")
-    make_dirs(str(lock_path.parent))
+    lock_path = os.fspath(target) + ".lock"
+    make_dirs(os.path.dirname(lock_path) or ".")
     lock = portalocker.Lock(
-        str(lock_path),
+        lock_path,
         mode="a",
         timeout=timeout,
         check_interval=0.01,

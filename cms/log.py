@@ -56,7 +56,7 @@ def log_event(level: str, event: str, message: str = "", **fields: object) -> No
         text = redact_text(text).replace("\n", "\\n")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         line = f"{stamp} pid={os.getpid()} {level.upper()} {event} {text}\n".encode()
-        path = paths.log_path_str()
+        path = paths.log_path()
         make_dirs(os.path.dirname(path))
         fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # never through a link
         try:
@@ -75,7 +75,7 @@ def last_error(log_file: str | None = None) -> str | None:
     """The newest ERROR line of the current log file (default: this CMS_HOME's), for
     `cms install --status` and `cms doctor`."""
     try:
-        with open(log_file or paths.log_path_str(), encoding="utf-8", errors="replace") as handle:
+        with open(log_file or paths.log_path(), encoding="utf-8", errors="replace") as handle:
             lines = handle.readlines()[-2000:]
     except OSError:
         return None

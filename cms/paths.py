@@ -1,18 +1,16 @@
 """Where cms keeps its files: everything lives under CMS_HOME (default ~/.cms).
 
-Only computes paths; it creates folders on request and never reads or writes data files. Each
-location has a Path form and a `_str` form; the hooks use the str forms because importing
-pathlib costs a hook process ~10 ms.
+Only computes paths, as str (the one path style inside cms: pathlib stays off the hook path;
+adapters that want a Path wrap these); it never reads or writes data files.
 """
 
 from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False  # pathlib and typing stay off the hook path; mypy still reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from os import PathLike
-    from pathlib import Path
 
     StrPath = str | PathLike[str]  # what functions that take a file accept
 
@@ -34,13 +32,7 @@ def clean_path(raw: str) -> str:
     return lead + "/".join(parts) if parts else (lead or ".")
 
 
-def _path(text: str) -> Path:
-    from pathlib import Path
-
-    return Path(text)
-
-
-def cms_home_str() -> str:
+def cms_home() -> str:
     """The data folder: $CMS_HOME, else ~/.cms."""
     env = os.environ.get("CMS_HOME")
     if env:
@@ -48,20 +40,12 @@ def cms_home_str() -> str:
     return os.path.join(clean_path("~"), ".cms")
 
 
-def cms_home() -> Path:
-    return _path(cms_home_str())
-
-
-def config_path_str() -> str:
+def config_path() -> str:
     """The config file: $CMS_CONFIG, else $CMS_HOME/cms.toml."""
     env = os.environ.get("CMS_CONFIG")
     if env:
         return clean_path(env)
-    return os.path.join(cms_home_str(), "cms.toml")
-
-
-def config_path() -> Path:
-    return _path(config_path_str())
+    return os.path.join(cms_home(), "cms.toml")
 
 
 def safe_name(raw: str) -> str:
@@ -78,33 +62,21 @@ def safe_name(raw: str) -> str:
     return "x-" + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 
 
-def chat_dir_str(session_id: str) -> str:
-    return os.path.join(cms_home_str(), "chats", safe_name(session_id))
-
-
-def chat_dir(session_id: str) -> Path:
+def chat_dir(session_id: str) -> str:
     """The folder of one chat (Claude Code session id): its map and its hook state."""
-    return _path(chat_dir_str(session_id))
+    return os.path.join(cms_home(), "chats", safe_name(session_id))
 
 
-def map_path_str(session_id: str) -> str:
-    return os.path.join(chat_dir_str(session_id), "map.json")
+def map_path(session_id: str) -> str:
+    return os.path.join(chat_dir(session_id), "map.json")
 
 
-def map_path(session_id: str) -> Path:
-    return _path(map_path_str(session_id))
+def queue_dir() -> str:
+    return os.path.join(cms_home(), "queue")
 
 
-def queue_dir_str() -> str:
-    return os.path.join(cms_home_str(), "queue")
-
-
-def queue_dir() -> Path:
-    return _path(queue_dir_str())
-
-
-def log_path_str() -> str:
-    return log_path_in(cms_home_str())
+def log_path() -> str:
+    return log_path_in(cms_home())
 
 
 def log_path_in(home: str) -> str:
@@ -112,30 +84,23 @@ def log_path_in(home: str) -> str:
     return os.path.join(home, "logs", "cms.log")
 
 
-def log_path() -> Path:
-    return _path(log_path_str())
-
-
-def project_dir_str(project_id: str) -> str:
-    return os.path.join(cms_home_str(), "projects", safe_name(project_id))
-
-
-def project_dir(project_id: str) -> Path:
-    return _path(project_dir_str(project_id))
+def project_dir(project_id: str) -> str:
+    return os.path.join(cms_home(), "projects", safe_name(project_id))
 
 
 OBSERVATIONS_DB = "observations.db"
 
 
-def observations_db_str(project_id: str) -> str:
+def observations_db(project_id: str) -> str:
     """The observation store of a project: <CMS_HOME>/projects/<id>/observations.db."""
-    return os.path.join(project_dir_str(project_id), OBSERVATIONS_DB)
+    return os.path.join(project_dir(project_id), OBSERVATIONS_DB)
 
 
-def usage_path() -> Path:
-    return cms_home() / "usage.sqlite3"
+def usage_path() -> str:
+    """The token usage database."""
+    return os.path.join(cms_home(), "usage.sqlite3")
 
 
-def sandbox_dir() -> Path:
+def sandbox_dir() -> str:
     """The working folder of inner `claude -p` calls (keeps transcripts out of user projects)."""
-    return cms_home() / "sandbox"
+    return os.path.join(cms_home(), "sandbox")

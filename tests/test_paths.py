@@ -29,21 +29,21 @@ def test_clean_path_agrees_with_pathlib_on_random_paths() -> None:
         assert paths.clean_path(raw) == str(Path(raw).expanduser()), raw
 
 
-def test_every_str_form_names_the_same_place_as_its_path_form(
+def test_every_place_is_a_clean_str_under_cms_home(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("CMS_HOME", f"{tmp_path}//home/./")
-    assert paths.cms_home_str() == str(paths.cms_home()) == str(tmp_path / "home")
-    assert paths.chat_dir_str("s 1") == str(paths.chat_dir("s 1"))
-    assert paths.map_path_str("abc") == str(paths.map_path("abc"))
-    assert paths.queue_dir_str() == str(paths.queue_dir())
-    assert paths.log_path_str() == str(paths.log_path())
-    assert paths.project_dir_str("p-1") == str(paths.project_dir("p-1"))
-    assert paths.observations_db_str("p-1") == os.path.join(
-        paths.project_dir_str("p-1"), "observations.db"
-    )
+    home = str(tmp_path / "home")
+    assert paths.cms_home() == home
+    assert paths.chat_dir("s 1") == os.path.join(home, "chats", paths.safe_name("s 1"))
+    assert paths.map_path("abc") == os.path.join(home, "chats", "abc", "map.json")
+    assert paths.queue_dir() == os.path.join(home, "queue")
+    assert paths.log_path() == os.path.join(home, "logs", "cms.log")
+    assert paths.project_dir("p-1") == os.path.join(home, "projects", "p-1")
+    assert paths.observations_db("p-1") == os.path.join(paths.project_dir("p-1"), "observations.db")
+    assert paths.usage_path() == os.path.join(home, "usage.sqlite3")
     monkeypatch.delenv("CMS_HOME")
-    assert paths.cms_home_str() == str(Path.home() / ".cms")
+    assert paths.cms_home() == str(Path.home() / ".cms")
 
 
 @pytest.mark.parametrize(

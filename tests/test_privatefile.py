@@ -109,7 +109,7 @@ def test_every_folder_and_file_of_a_whole_session_is_private_whatever_the_umask(
     assert memory is not None
     with memory:  # an open store: its -wal and -shm files exist while we look
         memory.store.add(NewObservation("decision", "Use Postgres", "for billing"))
-        assert paths.map_path(SESSION).exists()
+        assert Path(paths.map_path(SESSION)).exists()
         assert any(p.name.endswith("-wal") for p in fresh_home.rglob("*"))
         assert_private(fresh_home)
     assert_private(fresh_home)
@@ -119,7 +119,7 @@ def test_every_folder_and_file_of_a_whole_session_is_private_whatever_the_umask(
 def test_a_file_left_readable_by_an_older_version_is_made_private_when_written(
     fresh_home: Path,
 ) -> None:
-    log = paths.log_path()
+    log = Path(paths.log_path())
     log.parent.mkdir(parents=True)
     log.write_text("old line\n", encoding="utf-8")
     log.chmod(0o644)
@@ -130,7 +130,7 @@ def test_a_file_left_readable_by_an_older_version_is_made_private_when_written(
 
 def test_a_symlinked_log_file_is_not_written_through(fresh_home: Path, tmp_path: Path) -> None:
     target = precious_file(tmp_path)
-    log = paths.log_path()
+    log = Path(paths.log_path())
     log.parent.mkdir(parents=True)
     log.symlink_to(target)
     log_event("error", "test_event", "must not land in the target")
@@ -142,7 +142,7 @@ def test_a_symlinked_map_lock_is_refused_and_its_target_untouched(
     fresh_home: Path, tmp_path: Path
 ) -> None:
     target = precious_file(tmp_path)
-    map_path = paths.map_path(SESSION)
+    map_path = Path(paths.map_path(SESSION))
     map_path.parent.mkdir(parents=True)
     (map_path.parent / "map.json.lock").symlink_to(target)
     with pytest.raises(LockTimeoutError):
@@ -157,7 +157,7 @@ def test_a_symlink_in_place_of_a_map_or_state_file_is_replaced_not_written_throu
     fresh_home: Path, tmp_path: Path
 ) -> None:
     target = precious_file(tmp_path)
-    map_path = paths.map_path(SESSION)
+    map_path = Path(paths.map_path(SESSION))
     map_path.parent.mkdir(parents=True)
     map_path.symlink_to(target)
     save_map(map_path, new_map(SESSION, "p"))
@@ -193,5 +193,5 @@ def test_the_worker_drains_into_private_files(fresh_home: Path, umask: int, tmp_
     )
     queue.enqueue(SESSION, hook_queue.MAP_UPDATE, payload)
     drain.drain_chat(SESSION, idle=0.0)
-    assert paths.map_path(SESSION).exists()
+    assert Path(paths.map_path(SESSION)).exists()
     assert_private(fresh_home)

@@ -69,7 +69,7 @@ def files_under(folder: Path) -> dict[str, str]:
 
 
 def assert_home_clean(stage: str) -> None:
-    found = files_under(paths.cms_home())
+    found = files_under(Path(paths.cms_home()))
     assert found, "CMS_HOME is empty: the paths under test wrote nothing"
     for name, text in found.items():
         assert_nothing_kept(text, f"{name} ({stage})")
@@ -140,7 +140,7 @@ def test_hooks_worker_capture_and_replay_keep_no_secret(tmp_path: Path, project:
     drain.drain_chat(SESSION, idle=0.0)
     end = {**base, "transcript_path": str(transcript), "reason": "other"}
     assert_clean_reply(run_hook_process("SessionEnd", end, env=hook_env({"CMS_SYNC": "1"})))
-    assert "staging" in paths.map_path(SESSION).read_text(encoding="utf-8")
+    assert "staging" in Path(paths.map_path(SESSION)).read_text(encoding="utf-8")
     replayed = secret_transcript(tmp_path / "r.jsonl", "chat-secrets-replay")
     cms("replay", str(replayed), cwd=project)
     assert_home_clean("after hooks, worker, capture and replay")
@@ -160,7 +160,7 @@ def test_remember_ops_apply_and_import_keep_no_secret(tmp_path: Path, project: P
     }
     ops_file = tmp_path / "ops.json"
     ops_file.write_text(json.dumps(ops), encoding="utf-8")
-    map_file = paths.chat_dir("chat-ops") / "map.json"
+    map_file = Path(paths.chat_dir("chat-ops")) / "map.json"
     out = cms("ops", "apply", "--map", str(map_file), str(ops_file), "--json", cwd=project)
     assert len(json.loads(out)["accepted"]) == 2
     records = [
@@ -190,7 +190,7 @@ def test_remember_ops_apply_and_import_keep_no_secret(tmp_path: Path, project: P
     with memory:  # a capture still in the WAL file while the store is open
         candidates = [NewObservation("bugfix", f"Fix {i}", t) for i, t in enumerate(ALL.values())]
         capture_with_outcomes(memory.store, candidates, session="s", agent="a", cwd=project)
-        assert any(name.endswith("-wal") for name in files_under(paths.cms_home()))
+        assert any(name.endswith("-wal") for name in files_under(Path(paths.cms_home())))
         assert_home_clean("with the store open")
 
 
@@ -266,6 +266,6 @@ def test_a_model_that_echoes_secrets_keeps_none_and_receives_none(
     assert requests, "the model was never asked"
     for request in requests:
         assert_nothing_kept(request.raw.decode("utf-8", "replace"), "a model request")
-    cmap = paths.map_path(SESSION).read_text(encoding="utf-8")
+    cmap = Path(paths.map_path(SESSION)).read_text(encoding="utf-8")
     assert "Credentials" in cmap and "[REDACTED:" in cmap  # the model's ops were applied
     assert_home_clean("after a model answer")

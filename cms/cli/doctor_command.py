@@ -60,7 +60,7 @@ def collect_report() -> tuple[dict[str, Any], bool]:
     home = paths.cms_home()
     report = {
         "cms_home": str(home),
-        "cms_home_exists": home.is_dir(),
+        "cms_home_exists": os.path.isdir(home),
         "config": config.source or None,
         "config_path": str(paths.config_path()),
         "config_error": config_error,

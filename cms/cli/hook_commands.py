@@ -7,6 +7,8 @@ chat map from an existing transcript turn by turn, then captures observations.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -59,7 +61,8 @@ def _fresh_start(session_id: str) -> None:
 
     chat = paths.chat_dir(session_id)
     for name in ("map.json", CACHE_NAME, STATE_NAME):
-        (chat / name).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(chat, name))
 
 
 def replay(
@@ -124,7 +127,7 @@ def replay(
             )
         accepted += len(report.accepted)
         rejected += len(report.rejected)
-    if map_file.exists():
+    if os.path.exists(map_file):
         warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
         sync_project_memory(session_id, str(folder), exchanges[-1].agent if exchanges else None)
         index_replayed(folder, session_id, exchanges)

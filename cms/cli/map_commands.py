@@ -31,7 +31,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines."
 
 def show(session: SessionOpt = None, map_file: MapOpt = None, as_json: JsonOpt = False) -> None:
     """Print a chat map: the index shown to the agent, then every fact with its id."""
-    path = locate_map(session, map_file)
+    path = locate_map(session, None if map_file is None else str(map_file))
     cmap = load_map(path)
     if as_json:
         print_json(cmap.to_dict())
@@ -98,7 +98,7 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Print the stored facts that match QUERY, verbatim, with id and topic path."""
-    print_search(query, session, map_file, k, as_json)
+    print_search(query, session, None if map_file is None else str(map_file), k, as_json)
 
 
 def register(app: typer.Typer) -> None:

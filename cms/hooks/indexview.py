@@ -78,7 +78,7 @@ def load_index_view(session_id: str, budget: int) -> IndexView | None:
 
     Raises MapError (CorruptMapError, MapVersionError) when the map cannot be read.
     """
-    map_file = paths.map_path_str(session_id)
+    map_file = paths.map_path(session_id)
     cache = os.path.join(os.path.dirname(map_file), CACHE_NAME)
     try:
         handle = open(map_file, "rb")  # noqa: SIM115 - fstat and read the same open file

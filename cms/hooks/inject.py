@@ -75,7 +75,7 @@ def search_command_line(session_id: str) -> str:
     words = f"{cms_executable()} search --session {shell_word(session_id)}"
     home = os.environ.get("CMS_HOME")
     if home:
-        words = f"CMS_HOME={shell_word(os.path.abspath(paths.cms_home_str()))} {words}"
+        words = f"CMS_HOME={shell_word(os.path.abspath(paths.cms_home()))} {words}"
     return f'To read stored facts verbatim run: {words} "<query>"'
 
 
@@ -189,7 +189,7 @@ class InjectionState(Record):
 
 
 def state_path_str(session_id: str) -> str:
-    return os.path.join(paths.chat_dir_str(session_id), STATE_NAME)
+    return os.path.join(paths.chat_dir(session_id), STATE_NAME)
 
 
 def load_state(session_id: str) -> InjectionState:

@@ -21,7 +21,7 @@ PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(
 def child_env() -> dict[str, str]:
     """The worker's environment: ours, with an absolute CMS_HOME and cms importable."""
     env = dict(os.environ)
-    env["CMS_HOME"] = os.path.abspath(paths.cms_home_str())
+    env["CMS_HOME"] = os.path.abspath(paths.cms_home())
     env.pop("CMS_SYNC", None)
     current = env.get("PYTHONPATH", "")
     if PACKAGE_ROOT not in current.split(os.pathsep):

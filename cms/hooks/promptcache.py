@@ -20,7 +20,7 @@ PROMPT_CACHE = "last-prompt.json"
 def cache_prompt(session_id: str, prompt: str) -> str:
     """Keep the prompt (redacted) for the chat's Stop; returns the redacted prompt."""
     redacted = redact_text(prompt)
-    write_state(os.path.join(paths.chat_dir_str(session_id), PROMPT_CACHE), {"prompt": redacted})
+    write_state(os.path.join(paths.chat_dir(session_id), PROMPT_CACHE), {"prompt": redacted})
     return redacted
 
 
@@ -28,7 +28,7 @@ def cached_prompt(session_id: str) -> str:
     """The chat's latest prompt as UserPromptSubmit cached it (redacted); "" when none."""
     try:
         with open(
-            os.path.join(paths.chat_dir_str(session_id), PROMPT_CACHE), encoding="utf-8"
+            os.path.join(paths.chat_dir(session_id), PROMPT_CACHE), encoding="utf-8"
         ) as handle:
             data = json.load(handle)
     except (OSError, ValueError):

@@ -33,7 +33,7 @@ _counter = itertools.count()
 
 def chat_queue_dir_str(session_id: str) -> str:
     """The queue folder of one chat."""
-    return os.path.join(paths.queue_dir_str(), paths.safe_name(session_id))
+    return os.path.join(paths.queue_dir(), paths.safe_name(session_id))
 
 
 def turn_payload(
@@ -144,7 +144,7 @@ def try_worker_slot() -> WorkerLock | None:
     CMS_HOME/workers) without waiting; None when every slot is held. A slot's holder looks at
     every chat's queue after it lets go (see cms.worker.drain), so a job queued while all slots
     were busy is still run."""
-    folder = os.path.join(paths.cms_home_str(), SLOTS_DIR)
+    folder = os.path.join(paths.cms_home(), SLOTS_DIR)
     make_dirs(folder)
     for number in range(MAX_WORKERS):
         slot = _try_lock_file(os.path.join(folder, f"slot-{number}.lock"))

@@ -66,7 +66,7 @@ def absolute(raw: str) -> Path:
 
 def data_home() -> Path:
     """The data folder now: $CMS_HOME, else ~/.cms (cms.paths' rule)."""
-    return paths.cms_home()
+    return Path(paths.cms_home())
 
 
 def pinned_home() -> Path | None:

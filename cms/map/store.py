@@ -18,7 +18,6 @@ from cms.privatefile import write_atomically as replace_file
 TYPE_CHECKING = False  # pathlib and typing stay off the prompt hook's cold index path
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
     from typing import TypeVar
 
     from cms.paths import StrPath
@@ -70,19 +69,19 @@ def dump_map(cmap: CorrelationMap) -> bytes:
     return dump_json(cmap.to_dict()) + b"\n"
 
 
-def write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: StrPath, data: bytes) -> None:
     """Replace path with data: a private temp file in the same folder (0600, in a 0700 folder),
     fsync, rename, fsync the folder. A symlink at path is replaced, never written through."""
     replace_file(os.fspath(path), data, durable=True)
 
 
-def save_map(path: Path, cmap: CorrelationMap) -> None:
+def save_map(path: StrPath, cmap: CorrelationMap) -> None:
     """Write a map atomically. Callers that read-modify-write hold the lock (see edit_map)."""
     write_atomically(path, dump_map(cmap))
 
 
 def edit_map(
-    path: Path,
+    path: StrPath,
     change: Callable[[CorrelationMap], tuple[T, bool]],
     *,
     session_id: str,

@@ -6,9 +6,9 @@ Reads maps, never writes them; imports no mcp (the server wraps these methods).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from cms.errors import MapNotFoundError
 from cms.map.model import CorrelationMap
@@ -18,13 +18,13 @@ from cms.mcp_server.args import Count, Query, Session
 from cms.mcp_server.results import ToolRefusedError, ToolResult
 from cms.search.facts import FactHit, Selector, all_facts, search_local, search_with_selector
 
-MapResolver = Callable[[str | None], Path]  # session (None: the latest chat) -> map path
+MapResolver = Callable[[str | None], str]  # session (None: the latest chat) -> map path
 SelectorFactory = Callable[[CorrelationMap], Selector | None]
 
 
-def session_of(path: Path, cmap: CorrelationMap) -> str:
+def session_of(path: str, cmap: CorrelationMap) -> str:
     """The chat a map belongs to: its recorded session id, else the name of its folder."""
-    return cmap.session_id or path.parent.name
+    return cmap.session_id or os.path.basename(os.path.dirname(path))
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class MapTools:
     resolve_map: MapResolver
     make_selector: SelectorFactory
 
-    def _load(self, session: str | None) -> tuple[Path, CorrelationMap]:
+    def _load(self, session: str | None) -> tuple[str, CorrelationMap]:
         try:
             path = self.resolve_map(session)
         except MapNotFoundError as exc:

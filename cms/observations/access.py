@@ -47,7 +47,7 @@ def project_scope(project: Project) -> BranchScope:
     """The branch scope of a project's work tree, with its ancestry cache file."""
     from cms.observations.scope import current_scope
 
-    cache = os.path.join(paths.project_dir_str(project.id), GIT_CACHE_NAME)
+    cache = os.path.join(paths.project_dir(project.id), GIT_CACHE_NAME)
     return current_scope(project.root, cache_path=cache)
 
 
@@ -55,7 +55,7 @@ def open_project_memory(cwd: StrPath, *, create: bool = True) -> ProjectMemory |
     """Store and scope of the project holding cwd; None when create is False and it has no store
     yet (the prompt hook must not create files for projects that never captured anything)."""
     project = identify_project(cwd)
-    path = paths.observations_db_str(project.id)
+    path = paths.observations_db(project.id)
     if not create and not os.path.exists(path):
         return None
     from cms.observations.store import ObservationStore
@@ -68,7 +68,7 @@ def read_project_memory(project_id: str, folder: str = "") -> ProjectMemory | No
     """A project's store opened read-only, with the branch scope of folder when that folder still
     belongs to the project (else every branch is visible); nothing is written, not even the
     ancestry cache. None when the project has no store."""
-    path = paths.observations_db_str(project_id)
+    path = paths.observations_db(project_id)
     if not os.path.isfile(path):
         return None
     from cms.observations.scope import BranchScope, read_git_state, scope_from_state
@@ -79,6 +79,6 @@ def read_project_memory(project_id: str, folder: str = "") -> ProjectMemory | No
         project = identify_project(folder)
         scope = scope_from_state(read_git_state(folder), cache_path=None)
     else:
-        project = Project(project_id, paths.project_dir_str(project_id), None)
+        project = Project(project_id, paths.project_dir(project_id), None)
         scope = BranchScope.everywhere()
     return ProjectMemory(project=project, store=store, scope=scope)

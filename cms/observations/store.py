@@ -41,12 +41,10 @@ else:
     except ImportError:  # pragma: no cover - an interpreter without CPython's _sqlite3
         import sqlite3
 
-DB_NAME = paths.OBSERVATIONS_DB
 
-
-def store_path(project_id: str) -> Path:
+def store_path(project_id: str) -> str:
     """Where the store of a project lives: <CMS_HOME>/projects/<id>/observations.db."""
-    return paths.project_dir(project_id) / DB_NAME
+    return paths.observations_db(project_id)
 
 
 def insert_observation(

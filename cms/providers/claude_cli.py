@@ -204,7 +204,7 @@ class ClaudeCliProvider:
         executable = self.executable()
         if executable is None:
             raise ProviderError(f"claude CLI not found on PATH: {self._config.claude_cli_path}")
-        sandbox = paths.sandbox_dir()
+        sandbox = Path(paths.sandbox_dir())
         try:
             make_dirs(str(sandbox))  # 0700, whatever the umask
         except OSError as exc:

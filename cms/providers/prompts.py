@@ -51,7 +51,7 @@ def _user_dirs(config: Config | None) -> list[Path]:
     dirs = []
     if config is not None and config.provider.prompts_dir:
         dirs.append(Path(config.provider.prompts_dir).expanduser())
-    dirs.append(paths.cms_home() / "prompts")
+    dirs.append(Path(paths.cms_home(), "prompts"))
     return dirs
 
 

@@ -7,6 +7,7 @@ cannot stop the memory loop; only `summarize_usage` raises StoreError, for `cms 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,7 +45,7 @@ def utc_now() -> datetime:
 def _connect(*, create: bool = True) -> Iterator[sqlite3.Connection]:
     path = paths.usage_path()
     if create:
-        ensure_file(str(path))  # 0600 in a 0700 folder: SQLite gives its -wal and -shm that mode
+        ensure_file(path)  # 0600 in a 0700 folder: SQLite gives its -wal and -shm that mode
     conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
     try:
         conn.execute("PRAGMA busy_timeout = 10000")
@@ -91,7 +92,7 @@ def record_usage(
 
 def tokens_spent(day: date) -> int:
     """Input plus output tokens of every call on that UTC day (0 when nothing is recorded)."""
-    if not paths.usage_path().exists():
+    if not os.path.exists(paths.usage_path()):
         return 0
     with _connect() as conn:
         row = conn.execute(
@@ -175,7 +176,7 @@ def summarize_usage(
         "by_model": [],
         "by_purpose": [],
     }
-    if paths.usage_path().exists():
+    if os.path.exists(paths.usage_path()):
         try:
             with _connect() as conn:
                 summary["total"] = _totals(conn)

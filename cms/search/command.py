@@ -21,8 +21,6 @@ USAGE = "usage: cms search QUERY [--session ID] [--map FILE] [--chat-only] [-k N
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from cms.config import Config
     from cms.map.model import CorrelationMap
     from cms.observations.access import ProjectMemory
@@ -43,7 +41,7 @@ def select_facts(cmap: CorrelationMap, query: str, k: int) -> tuple[list[FactHit
 
 
 def print_chat_search(
-    query: str, session: str | None, map_file: Path | None, k: int, as_json: bool
+    query: str, session: str | None, map_file: str | None, k: int, as_json: bool
 ) -> None:
     """Print the facts of one chat map that match query, verbatim, with id and topic path."""
     from cms.chats import locate_map
@@ -136,7 +134,7 @@ def _select_hits(
 def print_search(
     query: str,
     session: str | None,
-    map_file: Path | None,
+    map_file: str | None,
     k: int,
     as_json: bool,
     *,
@@ -211,7 +209,7 @@ def run_search_argv(argv: list[str]) -> int:
         print_search(
             args.query,
             args.session,
-            None if args.map_file is None else _path(args.map_file),
+            args.map_file,
             args.k,
             args.as_json,
             chat_only=args.chat_only,
@@ -220,9 +218,3 @@ def run_search_argv(argv: list[str]) -> int:
         print(f"cms: error: {exc}", file=sys.stderr)
         return 1
     return 0
-
-
-def _path(text: str) -> Path:
-    from pathlib import Path
-
-    return Path(text)

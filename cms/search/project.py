@@ -106,7 +106,7 @@ def chat_hits(
     from cms.search.facts import search_local
 
     try:
-        cmap = load_map(paths.map_path_str(session))
+        cmap = load_map(paths.map_path(session))
     except MapNotFoundError:
         return []
     terms = query_terms(query)
@@ -132,7 +132,7 @@ def index_holds_map(memory: ProjectMemory, session: str) -> bool:
     from cms.map.store import read_map_digest
     from cms.observations.facts import indexed_digest
 
-    digest = read_map_digest(paths.map_path_str(session))
+    digest = read_map_digest(paths.map_path(session))
     return digest is None or digest == indexed_digest(memory.store, session)
 
 

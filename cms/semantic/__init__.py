@@ -31,7 +31,7 @@ def model_folder(config: Config) -> str:
     """The configured model folder, else $CMS_HOME/models/semantic."""
     if config.semantic.model:
         return paths.clean_path(config.semantic.model)
-    return os.path.join(paths.cms_home_str(), "models", "semantic")
+    return os.path.join(paths.cms_home(), "models", "semantic")
 
 
 def extra_installed() -> bool:

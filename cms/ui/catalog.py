@@ -93,7 +93,7 @@ def _map_of(session: str) -> tuple[CorrelationMap | None, int, str]:
     """The chat's map (None when it has none or it is unreadable), its size and the problem."""
     path = paths.map_path(session)
     try:
-        size = path.stat().st_size
+        size = os.stat(path).st_size
     except OSError:
         return None, 0, ""
     try:
@@ -141,7 +141,7 @@ def list_projects() -> list[ProjectInfo]:
     chats = list_chats()
     ids = {c.project for c in chats if c.project}
     try:
-        stores = os.scandir(os.path.join(paths.cms_home_str(), "projects"))
+        stores = os.scandir(os.path.join(paths.cms_home(), "projects"))
         ids |= {
             e.name for e in stores if os.path.isfile(os.path.join(e.path, paths.OBSERVATIONS_DB))
         }
@@ -151,7 +151,7 @@ def list_projects() -> list[ProjectInfo]:
     for project_id in ids:
         own = [c for c in chats if c.project == project_id]
         folder = next((c.folder for c in own if c.folder), "")
-        store = paths.observations_db_str(project_id)
+        store = paths.observations_db(project_id)
         projects.append(ProjectInfo(project_id, folder, own, os.path.isfile(store)))
     return sorted(projects, key=lambda p: (p.updated_at, p.id), reverse=True)
 
@@ -167,7 +167,7 @@ def open_memory(project: ProjectInfo) -> ProjectMemory | None:
 
 def chat_view(session: str) -> ChatView | None:
     """The chat's page data; None when no such chat folder exists."""
-    if not os.path.isdir(paths.chat_dir_str(session)):
+    if not os.path.isdir(paths.chat_dir(session)):
         return None
     info, cmap, state = _chat_info(session)
     return ChatView(info, cmap, _injections(state), cached_prompt(session), _superseded_facts(info))
@@ -178,7 +178,7 @@ def _superseded_facts(info: ChatInfo) -> dict[str, str]:
 
     if not info.project:
         return {}
-    has_store = os.path.isfile(paths.observations_db_str(info.project))
+    has_store = os.path.isfile(paths.observations_db(info.project))
     memory = open_memory(ProjectInfo(info.project, info.folder, [], has_store))
     if memory is None:
         return {}

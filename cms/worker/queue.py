@@ -151,7 +151,10 @@ def queued_sessions() -> list[str]:
     """Session ids of every chat that has pending jobs (read from their oldest job)."""
     sessions: list[str] = []
     try:
-        folders = sorted(p for p in paths.queue_dir().iterdir() if p.is_dir())
+        root = paths.queue_dir()
+        folders = sorted(
+            os.path.join(root, n) for n in os.listdir(root) if os.path.isdir(os.path.join(root, n))
+        )
     except OSError:
         return sessions
     for folder in folders:
@@ -159,7 +162,7 @@ def queued_sessions() -> list[str]:
             if not (name.endswith(JOB_SUFFIX) and name[0].isdigit()):
                 continue
             try:
-                job = read_job(folder / name)
+                job = read_job(Path(folder, name))
             except (OSError, ValueError):
                 continue
             if job is not None:

@@ -18,7 +18,7 @@ FILE_NAME = "turn-count.json"
 
 
 def _file(session_id: str) -> str:
-    return os.path.join(paths.chat_dir_str(session_id), FILE_NAME)
+    return os.path.join(paths.chat_dir(session_id), FILE_NAME)
 
 
 def load_turn_count(session_id: str) -> LineCount:

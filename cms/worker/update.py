@@ -8,8 +8,8 @@ Each exchange is applied once: its key (agent and last transcript record) is kep
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from cms.config import Config
@@ -27,6 +27,10 @@ from cms.supersede import split_supersede
 from cms.transcripts.cleanup import LAST_RECORD
 from cms.transcripts.exchange import Exchange
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cms.paths import StrPath
+
 EXCHANGE_CHARS = 12_000
 APPLIED_FILE = "applied.json"  # beside map.json: the keys of the exchanges applied to it
 APPLIED_KEEP = 256
@@ -39,11 +43,16 @@ def exchange_key(exchange: Exchange) -> str | None:
     return f"{exchange.agent}:{record}" if record else None
 
 
-def _applied(path: Path, cmap: CorrelationMap) -> list[str]:
+def _applied_file(path: StrPath) -> str:
+    return os.path.join(os.path.dirname(os.fspath(path)), APPLIED_FILE)
+
+
+def _applied(path: StrPath, cmap: CorrelationMap) -> list[str]:
     """The keys applied to this very map. A map made afresh (e.g. by `replay --fresh`) has none:
     the file names the map by its creation time and the ids it had drawn (ids only grow)."""
     try:
-        data = parse_json(path.with_name(APPLIED_FILE).read_bytes())
+        with open(_applied_file(path), "rb") as handle:
+            data = parse_json(handle.read())
     except (OSError, ValueError):
         return []
     if not isinstance(data, dict) or data.get("map_created_at") != cmap.created_at:
@@ -55,7 +64,7 @@ def _applied(path: Path, cmap: CorrelationMap) -> list[str]:
     return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
 
 
-def _remember_applied(path: Path, cmap: CorrelationMap, key: str) -> None:
+def _remember_applied(path: StrPath, cmap: CorrelationMap, key: str) -> None:
     earlier = [k for k in _applied(path, cmap) if k != key]
     keys = [*earlier[max(0, len(earlier) - APPLIED_KEEP + 1) :], key]
     data = {
@@ -65,12 +74,12 @@ def _remember_applied(path: Path, cmap: CorrelationMap, key: str) -> None:
         "keys": keys,
     }
     try:
-        write_atomically(path.with_name(APPLIED_FILE), dump_json(data))
+        write_atomically(_applied_file(path), dump_json(data))
     except OSError as exc:  # the map is saved; a lost key only risks one repeat
         log_event("warning", "applied_unsaved", str(exc))
 
 
-def _already_applied(path: Path, key: str | None) -> bool:
+def _already_applied(path: StrPath, key: str | None) -> bool:
     if key is None:
         return False
     try:
@@ -79,7 +88,7 @@ def _already_applied(path: Path, key: str | None) -> bool:
         return False
 
 
-def _current_map(path: Path, session_id: str, project: str) -> CorrelationMap:
+def _current_map(path: StrPath, session_id: str, project: str) -> CorrelationMap:
     try:
         return load_map(path)
     except MapNotFoundError:
@@ -91,7 +100,7 @@ def _propose_local(cmap: CorrelationMap, exchange: Exchange) -> Any:
 
 
 def _apply(
-    path: Path,
+    path: StrPath,
     answer: Any,
     *,
     config: Config,
@@ -121,7 +130,7 @@ def _apply(
 
 
 def update_chat_map(
-    path: Path,
+    path: StrPath,
     exchange: Exchange,
     *,
     config: Config,

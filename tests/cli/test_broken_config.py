@@ -36,7 +36,7 @@ def test_every_command_stops_with_one_line_naming_the_broken_config(
     tmp_path: Path, broken: str
 ) -> None:
     text, message = BROKEN[broken]
-    paths.config_path().write_text(text, encoding="utf-8")
+    Path(paths.config_path()).write_text(text, encoding="utf-8")
     ops = tmp_path / "ops.json"
     ops.write_text('{"ops": [{"op": "add_sun", "title": "Storage"}]}', encoding="utf-8")
     map_path = tmp_path / "map.json"
@@ -50,14 +50,14 @@ def test_every_command_stops_with_one_line_naming_the_broken_config(
         assert message.format(path=paths.config_path()) in lines[0]
         assert done.stdout == "", (command, done.stdout)
     assert not map_path.exists()
-    assert not (paths.cms_home() / "projects").exists()  # nothing was remembered or imported
+    assert not (Path(paths.cms_home()) / "projects").exists()  # nothing was remembered or imported
 
 
 _CWD = {"list", "stats", "export", "recall", "remember", "forget", "gc", "import"}
 
 
 def test_doctor_says_the_config_is_broken_not_that_there_is_none() -> None:
-    paths.config_path().write_text('[provider]\nmode = "openai"\n', encoding="utf-8")
+    Path(paths.config_path()).write_text('[provider]\nmode = "openai"\n', encoding="utf-8")
     done = cms("doctor")
     assert done.returncode == 1
     first = done.stdout.splitlines()[0]

@@ -77,7 +77,7 @@ def test_worker_drains_a_chat_queue(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "applied 1 jobs" in result.stdout
     assert queue.list_jobs("cli-chat") == []
-    assert "Python 3.11" in paths.map_path("cli-chat").read_text(encoding="utf-8")
+    assert "Python 3.11" in Path(paths.map_path("cli-chat")).read_text(encoding="utf-8")
 
 
 def test_worker_without_session_drains_every_queue(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_worker_without_session_drains_every_queue(tmp_path: Path) -> None:
     result = cms("worker")
     assert result.returncode == 0, result.stderr
     assert "applied 2 jobs" in result.stdout
-    assert paths.map_path("chat-a").exists() and paths.map_path("chat-b").exists()
+    assert Path(paths.map_path("chat-a")).exists() and Path(paths.map_path("chat-b")).exists()
 
 
 def test_replay_builds_the_map_turn_by_turn(tmp_path: Path) -> None:
@@ -109,7 +109,7 @@ def test_replay_builds_the_map_turn_by_turn(tmp_path: Path) -> None:
     assert summary["accepted"] > 0
     cmap = load_map(paths.map_path("session-42"))
     assert {s.turn for p in cmap.planets() for s in p.satellites} >= {1, 5}
-    assert (paths.chat_dir("session-42") / "index-cache.json").exists()
+    assert (Path(paths.chat_dir("session-42")) / "index-cache.json").exists()
 
 
 def test_replay_fresh_starts_from_an_empty_map(tmp_path: Path) -> None:
@@ -124,7 +124,7 @@ def test_replay_fresh_starts_from_an_empty_map(tmp_path: Path) -> None:
     )
     result = cms("replay", str(transcript), "--session", "again", "--fresh", "--no-capture")
     assert result.returncode == 0, result.stderr
-    assert "Topic 0" not in paths.map_path("again").read_text(encoding="utf-8")
+    assert "Topic 0" not in Path(paths.map_path("again")).read_text(encoding="utf-8")
 
 
 def test_replay_of_a_missing_file_is_a_one_line_error(tmp_path: Path) -> None:

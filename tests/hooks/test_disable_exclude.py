@@ -49,34 +49,34 @@ def payload_for(event: str, cwd: Path, transcript: Path) -> dict[str, object]:
 def test_cms_disable_prints_nothing_and_touches_nothing(tmp_path: Path, event: str) -> None:
     build_map(SESSION, suns=1, planets_per_sun=2, facts_per_planet=1)
     transcript = write_transcript(tmp_path / "t.jsonl", [numbered_turn(SESSION, 1)])
-    before = tree_state(paths.cms_home())
+    before = tree_state(Path(paths.cms_home()))
     done = run_hook_process(
         event, payload_for(event, tmp_path, transcript), env=hook_env({"CMS_DISABLE": "1"})
     )
     assert assert_clean_reply(done) is None
     assert done.stdout == b""
-    assert tree_state(paths.cms_home()) == before
+    assert tree_state(Path(paths.cms_home())) == before
 
 
 @pytest.mark.parametrize("event", EVENTS)
 def test_an_excluded_folder_is_skipped_by_every_hook(tmp_path: Path, event: str) -> None:
-    paths.config_path().write_text(
+    Path(paths.config_path()).write_text(
         f'[hooks]\nexclude = ["{tmp_path}/secret-*", "~/private"]\n', encoding="utf-8"
     )
     build_map(SESSION, suns=1, planets_per_sun=2, facts_per_planet=1)
     transcript = write_transcript(tmp_path / "t.jsonl", [numbered_turn(SESSION, 1)])
     excluded = tmp_path / "secret-project" / "src"
     excluded.mkdir(parents=True)
-    before = tree_state(paths.cms_home())
+    before = tree_state(Path(paths.cms_home()))
     done = run_hook_process(
         event, payload_for(event, excluded, transcript), env=hook_env({"CMS_SYNC": "1"})
     )
     assert assert_clean_reply(done) is None
-    assert tree_state(paths.cms_home()) == before
+    assert tree_state(Path(paths.cms_home())) == before
 
 
 def test_a_folder_outside_the_exclude_globs_still_gets_its_index(tmp_path: Path) -> None:
-    paths.config_path().write_text(
+    Path(paths.config_path()).write_text(
         f'[hooks]\nexclude = ["{tmp_path}/secret-*"]\n', encoding="utf-8"
     )
     build_map(SESSION, suns=1, planets_per_sun=2, facts_per_planet=1)

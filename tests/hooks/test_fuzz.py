@@ -96,7 +96,7 @@ def test_a_crashing_handler_is_logged_not_shown(
     assert runner.run_hook(["UserPromptSubmit"]) == 0
     out, err = capfd.readouterr()
     assert out == "" and err == ""
-    log = paths.log_path().read_text(encoding="utf-8")
+    log = Path(paths.log_path()).read_text(encoding="utf-8")
     assert "hook_failed" in log and "boom in handler" in log
 
 

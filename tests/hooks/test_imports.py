@@ -112,7 +112,7 @@ def test_injecting_hooks_import_nothing_heavy(
     project: Path, tmp_path: Path, event: str, extra: dict[str, object], reset: str | None
 ) -> None:
     if reset:
-        (paths.chat_dir(SESSION) / reset).unlink(missing_ok=True)
+        (Path(paths.chat_dir(SESSION)) / reset).unlink(missing_ok=True)
     payload = {"session_id": SESSION, "cwd": str(project), "transcript_path": "/x.jsonl", **extra}
     loaded = modules_after_hook(event, payload, tmp_path / "modules.json")
     assert [m for m in HEAVY if m in loaded] == []
@@ -152,7 +152,7 @@ def test_a_project_without_a_store_costs_no_store_imports(
     loaded = modules_after_hook(event, payload, tmp_path / "modules.json")
     light = ("sqlite3", "_sqlite3", "cms.observations.store", "cms.observations.recall")
     assert [m for m in light if m in loaded] == []
-    assert not (paths.cms_home() / "projects").exists()  # nothing created for the project
+    assert not (Path(paths.cms_home()) / "projects").exists()  # nothing created for the project
 
 
 def test_the_search_command_imports_nothing_heavy(project: Path, tmp_path: Path) -> None:

@@ -144,7 +144,7 @@ def test_more_facts_or_mass_alone_do_not_resend_the_index(tmp_path: Path) -> Non
 
 
 def test_an_archived_subtopic_is_announced(tmp_path: Path) -> None:
-    paths.config_path().write_text("[map]\nmax_planets = 3\n", encoding="utf-8")
+    Path(paths.config_path()).write_text("[map]\nmax_planets = 3\n", encoding="utf-8")
     cmap = build_map(SESSION, suns=1, planets_per_sun=3, facts_per_planet=1)
     payload = {"session_id": SESSION, "cwd": str(tmp_path), "prompt": "hi", "transcript_path": "/x"}
     assert call("UserPromptSubmit", payload) is not None
@@ -226,7 +226,7 @@ def test_injected_text_stays_under_the_cap_with_a_huge_map(tmp_path: Path) -> No
 
 
 def test_a_smaller_configured_cap_is_respected(tmp_path: Path) -> None:
-    paths.config_path().write_text("[hooks]\ninject_max_chars = 1200\n", encoding="utf-8")
+    Path(paths.config_path()).write_text("[hooks]\ninject_max_chars = 1200\n", encoding="utf-8")
     build_map(SESSION, suns=10, planets_per_sun=10, facts_per_planet=1, title_chars=60)
     text = reply_context(
         "SessionStart", {"session_id": SESSION, "cwd": str(tmp_path), "source": "startup"}
@@ -271,7 +271,7 @@ def test_search_command_prefers_the_running_cms_script(
 
 def test_search_line_names_a_non_default_cms_home() -> None:
     line = inject.search_command_line("abc def")
-    assert f"CMS_HOME={shlex.quote(str(paths.cms_home().absolute()))} " in line
+    assert f"CMS_HOME={shlex.quote(str(Path(paths.cms_home()).absolute()))} " in line
     assert "--session 'abc def'" in line
 
 

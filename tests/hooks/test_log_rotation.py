@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -46,7 +47,7 @@ def test_concurrent_writers_through_rotation_lose_and_tear_no_line() -> None:
     for proc in procs:
         assert proc.wait(timeout=300) == 0
         assert proc.stderr is not None and proc.stderr.read() == b""
-    folder = paths.log_path().parent
+    folder = Path(paths.log_path()).parent
     files = sorted(folder.glob("cms.log*"))
     assert len(files) > 5, "the test must go through several rotations"
     seen: dict[tuple[int, int], int] = {}
@@ -65,6 +66,6 @@ def test_concurrent_writers_through_rotation_lose_and_tear_no_line() -> None:
 
 def test_log_lines_are_redacted_and_one_line_each() -> None:
     log_event("error", "probe", "token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\nsecond line")
-    text = paths.log_path().read_text(encoding="utf-8")
+    text = Path(paths.log_path()).read_text(encoding="utf-8")
     assert "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789" not in text
     assert text.count("\n") == 1 and "\\nsecond line" in text

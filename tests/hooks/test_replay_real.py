@@ -36,7 +36,7 @@ TRANSCRIPTS = sorted(DATA.glob("**/*.jsonl")) if DATA.is_dir() else []
 
 def log_errors() -> list[str]:
     try:
-        text = paths.log_path().read_text(encoding="utf-8")
+        text = Path(paths.log_path()).read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
     return [line for line in text.splitlines() if " ERROR " in line]
@@ -67,7 +67,7 @@ def test_real_transcript_replayed_through_stop_builds_a_valid_map(
             }
             assert handle_hook("Stop", json.dumps(payload).encode("utf-8")) is None
     assert log_errors() == []
-    map_file = paths.map_path(session)
+    map_file = Path(paths.map_path(session))
     turns = read_exchanges(source)
     if not turns:  # a subagent-only or empty transcript: nothing is fed back
         assert not map_file.exists()

@@ -47,7 +47,7 @@ def stop_payload(transcript: Path, session: str = SESSION, **extra: object) -> d
 
 def job_done_lines() -> list[str]:
     try:
-        text = paths.log_path().read_text(encoding="utf-8")
+        text = Path(paths.log_path()).read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
     return [line for line in text.splitlines() if " job_done " in line]
@@ -76,7 +76,7 @@ def test_stop_prints_nothing_and_queues_where_the_turn_ends_for_the_worker_to_re
     finally:
         held.release()
     drain.drain_chat(SESSION, idle=0.0)
-    assert "marker01" in paths.map_path(SESSION).read_text(encoding="utf-8")
+    assert "marker01" in Path(paths.map_path(SESSION)).read_text(encoding="utf-8")
 
 
 def test_stop_with_cms_sync_applies_before_it_returns(tmp_path: Path) -> None:
@@ -94,7 +94,7 @@ def test_stop_uses_last_assistant_message_when_the_transcript_is_missing(tmp_pat
     )
     done = run_hook_process("Stop", payload, env=hook_env({"CMS_SYNC": "1"}))
     assert assert_clean_reply(done) is None
-    assert "Redis 7" in paths.map_path(SESSION).read_text(encoding="utf-8")
+    assert "Redis 7" in Path(paths.map_path(SESSION)).read_text(encoding="utf-8")
 
 
 def test_codex_stop_without_transcript_pairs_the_cached_prompt(tmp_path: Path) -> None:
@@ -114,7 +114,7 @@ def test_codex_stop_without_transcript_pairs_the_cached_prompt(tmp_path: Path) -
         "last_assistant_message": "Noted: blue-green releases.",
     }
     assert_clean_reply(run_hook_process("Stop", stop, env=hook_env({"CMS_SYNC": "1"})))
-    assert "blue-green" in paths.map_path(SESSION).read_text(encoding="utf-8")
+    assert "blue-green" in Path(paths.map_path(SESSION)).read_text(encoding="utf-8")
 
 
 def test_queued_turns_are_read_where_each_stop_saw_them_end_and_numbered_from_a_kept_count(
@@ -122,7 +122,7 @@ def test_queued_turns_are_read_where_each_stop_saw_them_end_and_numbered_from_a_
 ) -> None:
     turns = [numbered_turn(SESSION, k) for k in range(1, 6)]
     transcript = write_transcript(tmp_path / "t.jsonl", turns[:2])
-    kept = paths.chat_dir(SESSION) / "turn-count.json"
+    kept = Path(paths.chat_dir(SESSION)) / "turn-count.json"
     held = hook_queue.try_worker_lock(SESSION)  # keep workers off: the jobs wait, the file grows
     assert held is not None
     try:
@@ -153,7 +153,7 @@ def test_stop_from_a_subagent_is_ignored(tmp_path: Path) -> None:
         "Stop", stop_payload(transcript, agent_id="a123"), env=hook_env({"CMS_SYNC": "1"})
     )
     assert assert_clean_reply(done) is None
-    assert not paths.map_path(SESSION).exists()
+    assert not Path(paths.map_path(SESSION)).exists()
     assert queue.list_jobs(SESSION) == []
 
 
@@ -163,7 +163,7 @@ def test_stop_hook_active_is_still_recorded_and_never_blocks(tmp_path: Path) -> 
         "Stop", stop_payload(transcript, stop_hook_active=True), env=hook_env({"CMS_SYNC": "1"})
     )
     assert done.stdout == b""
-    assert paths.map_path(SESSION).exists()
+    assert Path(paths.map_path(SESSION)).exists()
 
 
 @pytest.mark.slow
@@ -228,7 +228,7 @@ def test_killing_the_worker_mid_job_loses_no_exchange(tmp_path: Path) -> None:
         for line in job_done_lines()
     )
     assert applied == [1, 2]
-    facts = paths.map_path(SESSION).read_text(encoding="utf-8")
+    facts = Path(paths.map_path(SESSION)).read_text(encoding="utf-8")
     assert "marker01" in facts and "marker02" in facts
 
 
@@ -298,7 +298,7 @@ def test_a_planted_secret_never_reaches_the_queue_map_store_or_log(tmp_path: Pat
         "reason": "other",
     }
     assert_clean_reply(run_hook_process("SessionEnd", end, env=hook_env({"CMS_SYNC": "1"})))
-    cmap_text = paths.map_path(SESSION).read_text(encoding="utf-8")
+    cmap_text = Path(paths.map_path(SESSION)).read_text(encoding="utf-8")
     assert "staging" in cmap_text
     assert_no_secret(cmap_text, "the map")
     memory = open_project_memory(tmp_path, create=False)
@@ -307,9 +307,9 @@ def test_a_planted_secret_never_reaches_the_queue_map_store_or_log(tmp_path: Pat
         stored = memory.store.list_observations()
     assert stored, "SessionEnd must have captured observations"
     assert_no_secret(" ".join(f"{o.title} {o.body}" for o in stored), "the observations")
-    assert_no_secret(all_text_under(paths.cms_home() / "projects"), "the observation store")
-    assert_no_secret(all_text_under(paths.log_path().parent), "the log")
-    assert_no_secret(all_text_under(paths.cms_home()), "CMS_HOME")
+    assert_no_secret(all_text_under(Path(paths.cms_home()) / "projects"), "the observation store")
+    assert_no_secret(all_text_under(Path(paths.log_path()).parent), "the log")
+    assert_no_secret(all_text_under(Path(paths.cms_home())), "CMS_HOME")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

@@ -171,7 +171,7 @@ def test_show_map_lists_the_index_and_every_fact_with_its_id(tmp_path: Path) -> 
 
 
 def test_a_damaged_map_is_reported_and_left_as_it_is(tmp_path: Path) -> None:
-    path = paths.map_path("chat-bad")
+    path = Path(paths.map_path("chat-bad"))
     path.parent.mkdir(parents=True)
     path.write_bytes(b"{not json")
     result = call(tmp_path, "show_map", {"session": "chat-bad"})

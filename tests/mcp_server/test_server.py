@@ -42,7 +42,7 @@ def test_a_refused_call_is_a_tool_error_and_is_logged(tmp_path: Path) -> None:
     result = anyio.run(run)
     assert result.is_error
     assert "no stored observations" in result.content[0].text
-    log = paths.log_path().read_text(encoding="utf-8")
+    log = Path(paths.log_path()).read_text(encoding="utf-8")
     assert "mcp_tool_refused" in log and "tool=forget" in log
 
 

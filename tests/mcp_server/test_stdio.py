@@ -98,7 +98,7 @@ def test_every_tool_answers_over_stdio_and_stdout_carries_only_the_protocol(
     assert out["bad"].is_error and "kind" in text_of(out["bad"])
     stderr = errlog.read_text(encoding="utf-8")
     assert "Traceback" not in stderr, stderr
-    assert paths.log_path().exists()
+    assert Path(paths.log_path()).exists()
 
 
 def test_the_server_serves_the_project_of_its_working_folder(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ def make_config(**provider: Any) -> Config:
 
 def log_lines(event: str | None = None) -> list[str]:
     try:
-        lines = paths.log_path().read_text(encoding="utf-8").splitlines()
+        lines = Path(paths.log_path()).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         return []
     return [line for line in lines if event is None or f" {event} " in f"{line} "]

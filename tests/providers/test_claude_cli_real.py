@@ -75,4 +75,4 @@ def _run_and_check(binary: Path, scratch: Path) -> None:
     assert summarize_usage()["total"]["calls"] == 1
     projects = Path(os.environ["HOME"]) / ".claude" / "projects"
     assert [p for p in projects.rglob("*") if p.is_file()] == []
-    assert paths.sandbox_dir().is_dir()
+    assert Path(paths.sandbox_dir()).is_dir()

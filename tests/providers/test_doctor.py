@@ -27,7 +27,7 @@ def _doctor(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
 
 
 def test_doctor_json_names_provider_reason_config_and_last_error(tmp_path: Path) -> None:
-    paths.config_path().write_text('[provider]\nmode = "auto"\nbogus = 1\n', encoding="utf-8")
+    Path(paths.config_path()).write_text('[provider]\nmode = "auto"\nbogus = 1\n', encoding="utf-8")
     log_event("error", "provider_error", "anthropic API HTTP 500: boom")
     empty = tmp_path / "empty-bin"
     empty.mkdir()
@@ -51,7 +51,7 @@ def test_doctor_text_says_auto_picks_the_api_when_a_key_is_set() -> None:
 
 
 def test_doctor_reports_a_broken_config_and_exits_1() -> None:
-    paths.config_path().write_text("[provider\n", encoding="utf-8")
+    Path(paths.config_path()).write_text("[provider\n", encoding="utf-8")
     result = _doctor("--json")
     assert result.returncode == 1
     report = json.loads(result.stdout)

@@ -59,7 +59,7 @@ def test_the_update_prompt_names_every_op_and_the_answer_shape() -> None:
 
 
 def test_a_prompt_in_cms_home_overrides_the_package() -> None:
-    folder = paths.cms_home() / "prompts"
+    folder = Path(paths.cms_home()) / "prompts"
     folder.mkdir()
     (folder / "search.md").write_text("my own search prompt", encoding="utf-8")
     assert load_prompt("search") == "my own search prompt"
@@ -67,8 +67,8 @@ def test_a_prompt_in_cms_home_overrides_the_package() -> None:
 
 
 def test_the_configured_prompts_dir_comes_first(tmp_path: Path) -> None:
-    (paths.cms_home() / "prompts").mkdir()
-    (paths.cms_home() / "prompts" / "update.md").write_text("home copy", encoding="utf-8")
+    (Path(paths.cms_home()) / "prompts").mkdir()
+    (Path(paths.cms_home()) / "prompts" / "update.md").write_text("home copy", encoding="utf-8")
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "update.md").write_text("configured copy", encoding="utf-8")
@@ -80,7 +80,7 @@ def test_the_configured_prompts_dir_comes_first(tmp_path: Path) -> None:
 def test_unreadable_or_empty_copies_fall_through_to_the_builtin(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    folder = paths.cms_home() / "prompts"
+    folder = Path(paths.cms_home()) / "prompts"
     folder.mkdir()
     (folder / "observe.md").write_text("   \n", encoding="utf-8")
     (folder / "update.md").write_bytes(b"\xff\xfe broken")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import pytest
 
@@ -113,12 +114,12 @@ def test_summary_groups_by_day_project_model_and_purpose() -> None:
 def test_summary_of_nothing_creates_no_file() -> None:
     summary = summarize_usage()
     assert summary["total"]["calls"] == 0
-    assert not paths.usage_path().exists()
+    assert not Path(paths.usage_path()).exists()
 
 
 def test_a_corrupt_usage_file_never_blocks_calls_but_stats_report_it() -> None:
-    paths.usage_path().parent.mkdir(parents=True, exist_ok=True)
-    paths.usage_path().write_bytes(b"this is not a database" * 100)
+    Path(paths.usage_path()).parent.mkdir(parents=True, exist_ok=True)
+    Path(paths.usage_path()).write_bytes(b"this is not a database" * 100)
     record_usage(
         provider="x", model="m", project="p", purpose="update", input_tokens=1, output_tokens=1
     )

@@ -162,7 +162,7 @@ def test_a_store_of_an_older_schema_is_reported_and_left_as_it_was(
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA user_version = 9")  # as an older cms left it
     inject.save_state("chat-old", inject.InjectionState(cwd=str(folder)))
-    before = files_under(paths.cms_home())
+    before = files_under(Path(paths.cms_home()))
     server = UiServer(0)
     thread = server.start_in_thread()
     try:
@@ -171,7 +171,7 @@ def test_a_store_of_an_older_schema_is_reported_and_left_as_it_was(
         server.stop()
         thread.join(timeout=10)
     assert status == 500 and "schema 9" in page and "upgrade" in page
-    assert files_under(paths.cms_home()) == before
+    assert files_under(Path(paths.cms_home())) == before
 
 
 def test_odd_values_in_a_chats_state_file_break_no_page(
@@ -181,7 +181,7 @@ def test_odd_values_in_a_chats_state_file_break_no_page(
 
     from cms import paths
 
-    state = paths.chat_dir("chat-odd") / "injected.json"
+    state = Path(paths.chat_dir("chat-odd")) / "injected.json"
     state.parent.mkdir(parents=True)
     state.write_text(
         json.dumps({"at": 1e300, "log": [[1e300, "x", 5, []], ["a", 1, "b", None], [1.0]]}),

@@ -55,7 +55,7 @@ def record_runs(monkeypatch: pytest.MonkeyPatch, behaviour: Any = None) -> list[
 
 def log_text() -> str:
     try:
-        return paths.log_path().read_text(encoding="utf-8")
+        return Path(paths.log_path()).read_text(encoding="utf-8")
     except FileNotFoundError:
         return ""
 
@@ -195,7 +195,7 @@ def test_cms_sync_runs_the_job_inside_the_hook_process(monkeypatch: pytest.Monke
     queue_exchange(1)
     launch.ensure_worker(SESSION)
     assert queue.list_jobs(SESSION) == []
-    assert paths.map_path(SESSION).exists()
+    assert Path(paths.map_path(SESSION)).exists()
 
 
 def test_map_update_job_builds_the_chat_map_and_warms_the_index_cache() -> None:
@@ -207,7 +207,7 @@ def test_map_update_job_builds_the_chat_map_and_warms_the_index_cache() -> None:
 
     cmap = load_map(paths.map_path(SESSION))
     assert cmap.fact_count() > 0
-    assert (paths.chat_dir(SESSION) / "index-cache.json").exists()
+    assert (Path(paths.chat_dir(SESSION)) / "index-cache.json").exists()
     assert "job_done" in log_text()
 
 
@@ -226,7 +226,7 @@ def test_a_spawned_worker_drains_the_queue_and_exits() -> None:
         time.sleep(0.05)
     assert status is not None and os.waitstatus_to_exitcode(status) == 0
     assert queue.worker_pid(SESSION) == pid
-    assert paths.map_path(SESSION).exists()
+    assert Path(paths.map_path(SESSION)).exists()
 
 
 def test_unknown_job_kinds_end_up_set_aside() -> None:

@@ -99,7 +99,7 @@ def test_three_stops_for_the_same_exchange_leave_the_map_as_the_first_made_it(
     maps = []
     for _ in range(3):
         assert_clean_reply(run_hook_process("Stop", payload, env=hook_env({"CMS_SYNC": "1"})))
-        maps.append(paths.map_path(SESSION).read_bytes())
+        maps.append(Path(paths.map_path(SESSION)).read_bytes())
     assert maps[0] == maps[1] == maps[2]
     found = masses(paths.map_path(SESSION))
     assert found and found == [1] * len(found)
