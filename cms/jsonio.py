@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-TYPE_CHECKING = False  # typing costs `cms search` and the prompt hook ~6 ms; mypy reads this
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -40,7 +40,7 @@ def open_private(path: str, flags: int) -> int:
     ELOOP) and leaves a file it may change at 0600, whatever the umask; returns the descriptor."""
     fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC | _BINARY, FILE_MODE)
     if flags & (os.O_WRONLY | os.O_RDWR):
-        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+        try:  # noqa: SIM105 - no contextlib on the hook path
             os.fchmod(fd, FILE_MODE)  # a new file got 0600 minus the umask; an old one, anything
         except (OSError, AttributeError):  # another owner's file, or no fchmod (Windows)
             pass
@@ -81,7 +81,7 @@ def write_atomically(path: str, data: bytes, *, durable: bool = False) -> None:
             os.close(fd)
         os.replace(tmp, path)
     except BaseException:
-        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+        try:  # noqa: SIM105 - no contextlib on the hook path
             os.unlink(tmp)
         except OSError:
             pass

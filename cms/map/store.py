@@ -15,7 +15,7 @@ from cms.jsonio import JSONDecodeError, dump_json, parse_json
 from cms.map.model import CorrelationMap, map_from_dict, new_map
 from cms.privatefile import write_atomically as replace_file
 
-TYPE_CHECKING = False  # pathlib and typing stay off the prompt hook's cold index path
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypeVar

@@ -14,7 +14,7 @@ import os
 from cms import paths
 from cms.project import Project, identify_project
 
-TYPE_CHECKING = False  # pathlib costs the prompt hook ~10 ms; mypy still reads these imports
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cms.observations.scope import BranchScope
     from cms.observations.store import ObservationStore

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-TYPE_CHECKING = False  # typing stays off the prompt hook's path; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cms.paths import StrPath
 
@@ -77,7 +77,7 @@ class AncestryCache:
         from cms.privatefile import write_atomically  # folders 0700, file 0600, no symlink
 
         data = json.dumps({"version": 1, "ancestry": answers}).encode("utf-8")
-        try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+        try:  # noqa: SIM105 - no contextlib on the hook path
             write_atomically(self.path, data)
         except OSError:
             pass

@@ -11,7 +11,7 @@ import re
 
 from cms.textindex import STOPWORDS, stem
 
-TYPE_CHECKING = False  # sqlite3 is imported by the store; mypy still reads these imports
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Sequence

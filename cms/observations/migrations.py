@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-TYPE_CHECKING = False  # sqlite3 is imported where a migration runs; mypy still reads it
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 

@@ -22,7 +22,7 @@ from cms.observations.scope import BranchScope
 from cms.observations.store import ObservationStore
 from cms.record import Record
 
-TYPE_CHECKING = False  # sqlite3 is imported by the store; mypy still reads these imports
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Callable, Mapping, Sequence

@@ -25,7 +25,7 @@ from cms.observations.model import (
     title_key,
 )
 
-TYPE_CHECKING = False  # typing and pathlib cost the prompt hook milliseconds; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Callable, Iterable, Sequence
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 else:
     try:  # the C module itself: the sqlite3 package also imports datetime for date adapters
-        import _sqlite3 as sqlite3  # that the store never uses (~3 ms of every prompt)
+        import _sqlite3 as sqlite3  # that the store never uses
     except ImportError:  # pragma: no cover - an interpreter without CPython's _sqlite3
         import sqlite3
 
@@ -190,7 +190,7 @@ class ObservationStore:
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
-                try:  # noqa: SIM105 - contextlib costs a hook ~2 ms
+                try:  # noqa: SIM105 - no contextlib on the hook path
                     conn.execute("ROLLBACK")
                 except sqlite3.Error:
                     pass

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from cms.config import PROVIDER_MODES, Config
 from cms.errors import ConfigError
 
-TYPE_CHECKING = False  # base imports dataclasses (~25 ms): `cms search` only needs the selector
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cms.providers.base import ModelProvider
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from cms.record import Record
 from cms.textindex import Bm25Index
 
-TYPE_CHECKING = False  # dataclasses and typing cost `cms search` ~30 ms; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -11,7 +11,7 @@ import re
 from cms.transcripts.exchange import Exchange, ToolCall
 from cms.transcripts.redact import redact_text
 
-TYPE_CHECKING = False  # typing costs the Stop hook milliseconds; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypeVar
 

@@ -14,7 +14,7 @@ import re
 from cms.transcripts import cleanup, jsonl, turns
 from cms.transcripts.exchange import Exchange
 
-TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

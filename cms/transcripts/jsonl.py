@@ -14,7 +14,7 @@ import stat
 
 from cms.errors import TranscriptError
 
-TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any, BinaryIO

@@ -15,7 +15,7 @@ from cms.errors import TranscriptError
 from cms.transcripts import claude_code, cleanup, codex, jsonl
 from cms.transcripts.exchange import Exchange
 
-TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 

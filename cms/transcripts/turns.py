@@ -11,7 +11,7 @@ import os
 from cms.record import Record, field
 from cms.transcripts.jsonl import CHUNK, MAX_LINE, iter_lines_back, open_transcript, wrap_error
 
-TYPE_CHECKING = False  # typing and pathlib cost the Stop hook milliseconds; mypy reads these
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import BinaryIO
