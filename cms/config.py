@@ -32,6 +32,7 @@ class HooksConfig(Record, frozen=True):
     recall_limit: int = 5
     briefing_limit: int = 5
     in_force_chars: int = 4000
+    receipt: bool = False
 
 
 class ProviderConfig(Record, frozen=True):
@@ -127,7 +128,11 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 
 def _coerce(key: str, value: Any, default: Any) -> Any:
     """Check one value against its default's type and its range; return the typed value."""
-    if isinstance(default, bool) or default is None:
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, got {value!r}")
+        return value
+    if default is None:
         raise ConfigError(f"{key}: unsupported key type")
     if isinstance(default, tuple):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -82,6 +82,9 @@ def search_command_line(session_id: str) -> str:
 # ----------------------------------------------------------------------------- composition
 
 
+RECEIPT_RESERVE = 60  # characters kept for the receipt line
+
+
 def _fit(sections: list[list[str]], budget: int) -> list[list[str]]:
     """Drop trailing lines, last section first, until the joined text fits in budget."""
     kept = [list(s) for s in sections if s]
@@ -97,21 +100,36 @@ def _fit(sections: list[list[str]], budget: int) -> list[list[str]]:
     return kept
 
 
-def compose_context(sections: list[list[str]], session_id: str, limit: int) -> str:
-    """Wrap sections (lists of lines, most important first) into at most `limit` characters.
+def compose_context(
+    sections: list[list[str]], session_id: str, limit: int, *, receipt: bool = False
+) -> str:
+    """Wrap sections (lists of lines, most important first) into at most `limit` characters,
+    with a receipt line at the end of the body when asked for ([hooks] receipt).
 
     Returns "" when no section has content or the frame alone would not fit.
     """
     head = f"{OPEN_TAG}\n{PREAMBLE}\n"
     tail = f"\n{search_command_line(session_id)}\n{CLOSE_TAG}"
-    budget = limit - len(head) - len(tail)
+    budget = limit - len(head) - len(tail) - (RECEIPT_RESERVE if receipt else 0)
     if budget <= 0:
         return ""
     kept = _fit([[escape_wrapper(line) for line in s] for s in sections], budget)
     if not kept:
         return ""
     body = "\n\n".join("\n".join(s) for s in kept)  # _fit drops any line that does not fit
+    if receipt:
+        items = sum(len(s) - 1 for s in kept)  # each section's first element is its heading
+        line, size = "", len(head + body + tail) + 2
+        while len(line) != len(new := receipt_line(items, size + len(line), limit)):
+            line = new  # the line counts itself: until its own length stops changing
+        line = new
+        body += "\n\n" + line
     return head + body + tail
+
+
+def receipt_line(items: int, chars: int, limit: int) -> str:
+    """What an injection cost: "[cms: 6 items, 1,412 of 9,500 characters]"."""
+    return f"[cms: {items} item{'s' if items != 1 else ''}, {chars:,} of {limit:,} characters]"
 
 
 def escape_wrapper(text: str) -> str:
@@ -124,7 +142,12 @@ def escape_wrapper(text: str) -> str:
 
 
 def index_section(view: IndexView) -> list[str]:
-    return ["[Chat map index]", *view.text.splitlines()] if view.text else []
+    """The index as a section: its heading holds the index's own summary line, so the lines
+    after it are the topics and subtopics (what a receipt counts)."""
+    if not view.text:
+        return []
+    summary, *lines = view.text.splitlines()
+    return [f"[Chat map index]\n{summary}", *lines]
 
 
 def _entry_line(mark: str, entry: list[object]) -> str:

@@ -53,7 +53,11 @@ def handle(event: HookEvent, config: Config) -> str | None:
     sections.append(inject.observation_section(RECALL_HEADING, [line for _, line in notes]))
     if not state.cwd and event.cwd:
         state.cwd, named = event.cwd, True
-    context = inject.compose_context(sections, event.session_id, limit) if any(sections) else ""
+    context = ""
+    if any(sections):
+        context = inject.compose_context(
+            sections, event.session_id, limit, receipt=config.hooks.receipt
+        )
     if not context:
         if named:
             inject.save_state(event.session_id, state)

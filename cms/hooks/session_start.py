@@ -29,7 +29,9 @@ def handle(event: HookEvent, config: Config) -> str | None:
         sections.append(inject.index_section(view))
     sections.append(inject.observation_section(IN_FORCE_HEADING, [line for _, line in rules]))
     sections.append(inject.observation_section(BRIEFING_HEADING, [line for _, line in notes]))
-    context = inject.compose_context(sections, event.session_id, limit)
+    context = inject.compose_context(
+        sections, event.session_id, limit, receipt=config.hooks.receipt
+    )
     before = inject.load_state(event.session_id)  # a resumed or compacted chat keeps its log
     state = inject.InjectionState(
         index=view.text if view is not None and context else "",

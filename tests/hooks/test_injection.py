@@ -358,3 +358,31 @@ def test_compose_drops_observations_before_the_index_and_keeps_the_frame() -> No
     assert "- topic 0" in text
     assert text.endswith(inject.CLOSE_TAG)
     assert inject.compose_context([], "s", 1500) == ""
+
+
+def test_a_receipt_line_tells_items_characters_and_budget_when_asked_for(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    _store_notes(project)
+    build_map(SESSION, suns=1, planets_per_sun=2, facts_per_planet=1)
+    start = {"session_id": SESSION, "cwd": str(project), "source": "startup"}
+    plain = reply_context("SessionStart", start)
+    assert "[cms:" not in plain  # off by default
+    Path(paths.config_path()).write_text(
+        "[hooks]\ninject_max_chars = 3000\nreceipt = true\n", encoding="utf-8"
+    )
+    text = reply_context("SessionStart", start)
+    assert_framed(text, SESSION)
+    receipt = text.splitlines()[-3]
+    items = sum(line.startswith("- ") for line in text.splitlines()) + 2  # + 2 index lines
+    assert receipt == f"[cms: {items} items, {len(text):,} of 3,000 characters]"
+    prompt = {**start, "session_id": "another-chat", "prompt": "which database for billing?"}
+    assert reply_context("UserPromptSubmit", prompt).splitlines()[-3].startswith("[cms: ")
+
+
+def test_a_receipt_that_is_not_a_boolean_is_a_config_error() -> None:
+    from cms.config import parse_config
+    from cms.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"hooks\.receipt: expected true or false"):
+        parse_config({"hooks": {"receipt": "yes"}})
