@@ -94,6 +94,23 @@ def fill_store(cwd: Path, count: int) -> None:
     print(f"store: {count} observations")
 
 
+def write_notes(cwd: Path) -> str:
+    """The project's file notes (as the worker writes them); a file they name."""
+    from cms.observations.access import open_project_memory
+    from cms.observations.filekeys import read_notes
+    from cms.observations.filenotes import write_file_notes
+
+    memory = open_project_memory(cwd, create=False)
+    assert memory is not None
+    with memory:
+        items = write_file_notes(memory.store)
+        notes = read_notes(memory.project.id)
+    assert notes is not None
+    named = next(key.removeprefix("path:") for key in notes[0] if key.startswith("path:"))
+    print(f"file notes: {items} items, {len(notes[0])} keys")
+    return named
+
+
 def write_transcript(path: Path, turns: int = 4) -> None:
     lines = []
     parent = None
@@ -187,6 +204,7 @@ def main() -> None:
         build_map(paths.map_path(SESSION), facts=1000, planets=50)
         fill_store(repo, args.observations)
         index_other_chats(repo, args.chats)
+        named = write_notes(repo)
         transcript = root / "transcript.jsonl"
         write_transcript(transcript)
         env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
@@ -226,6 +244,16 @@ def main() -> None:
                 [*hook, "UserPromptSubmit"],
                 {**base, "prompt": PROMPT},
                 forget_cache,
+            ),
+            "PreToolUse (Read, nothing stored)": (
+                [*hook, "PreToolUse"],
+                {**base, "tool_name": "Read", "tool_input": {"file_path": "src/unknown.py"}},
+                None,
+            ),
+            "PreToolUse (Read, stored notes)": (
+                [*hook, "PreToolUse"],
+                {**base, "tool_name": "Read", "tool_input": {"file_path": named}},
+                forget_injections,
             ),
             "Stop (queue + start worker)": (
                 [*hook, "Stop"],

@@ -27,6 +27,7 @@ from cms.observations.export import (
     observation_record,
     parse_export,
 )
+from cms.observations.filenotes import write_file_notes
 from cms.observations.memoryfile import (
     DEFAULT_BUDGET,
     VIEWS,
@@ -134,6 +135,7 @@ def remember(
         outcomes = capture_with_outcomes(
             memory.store, [new], session=session, agent="cli", cwd=folder
         )
+        write_file_notes(memory.store)  # what the PreToolUse hook reads
     if not outcomes:
         raise StoreError("nothing to remember: the title is empty")
     outcome = outcomes[0]
@@ -164,6 +166,7 @@ def forget(
     if memory is not None:
         with memory:
             count = memory.store.forget(ids=ids or (), branch=branch, session=session)
+            write_file_notes(memory.store)
     print(f"forgot {count} observation{'s' if count != 1 else ''}")
 
 
@@ -368,6 +371,7 @@ def import_command(
     assert memory is not None
     with memory:
         report = import_records(memory.store, records)
+        write_file_notes(memory.store)
     print(
         f"imported from {file}: {report.added} added, {report.superseding} replacing older ones, "
         f"{report.duplicates} already known, {report.older} older than stored, "
@@ -414,6 +418,7 @@ def gc(
             if not dry_run:
                 apply_folds(memory.store, folds)
                 archive_observations(memory.store, [o.id for o in stale], now)
+                write_file_notes(memory.store)
     verb = ("would fold", "would archive") if dry_run else ("folded", "archived")
     for fold in folds:
         print(f"{verb[0]} {fold.describe()}")

@@ -81,6 +81,7 @@ def reindex(cwd: CwdOpt = None) -> None:
     from cms.chats import chat_maps
     from cms.map.store import load_map
     from cms.observations.chatsync import rebuild_fact_index
+    from cms.observations.filenotes import write_file_notes
 
     started = time.monotonic()
     with _open(cwd, None, create=True) as memory:
@@ -95,6 +96,7 @@ def reindex(cwd: CwdOpt = None) -> None:
                 maps.append(cmap)
         count = rebuild_fact_index(memory, maps)
         vectors = _rebuild_vectors(memory)
+        write_file_notes(memory.store)
     took = time.monotonic() - started
     print(f"indexed {count} facts from {len(maps)} chats of {memory.project.id} in {took:.1f}s")
     if vectors is not None:

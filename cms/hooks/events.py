@@ -15,7 +15,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-KNOWN_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PreCompact")
+KNOWN_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "Stop",
+    "SessionEnd",
+    "PreCompact",
+)
+FILE_TOOLS = {"Read": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+              "Write": "file_path", "NotebookEdit": "notebook_path"}  # fmt: skip
+COMMAND_TOOLS = ("Bash", "PowerShell")
+MAX_TOOL_TEXT = 4_000  # a command or path is only used to look memory up
 _BY_LOWER = {name.lower(): name for name in KNOWN_EVENTS}
 MAX_SESSION_ID = 200
 MAX_PROMPT_CHARS = 20_000  # a prompt is only used as a recall query
@@ -35,6 +46,9 @@ class HookEvent(Record, frozen=True):
     agent_id: str | None = None  # present only inside a subagent
     reason: str = ""  # SessionEnd reason or PreCompact trigger
     agent: str = "claude_code"  # or "codex"
+    tool_name: str = ""  # PreToolUse
+    tool_file: str = ""  # PreToolUse: the file a file tool is about to read or change
+    tool_command: str = ""  # PreToolUse: the command a shell tool is about to run
 
 
 def canonical_event(name: object) -> str | None:
@@ -103,4 +117,19 @@ def read_event(event_arg: str | None, payload: dict[str, Any]) -> HookEvent | No
         agent_id=_text(payload, "agent_id") or None,
         reason=reason,
         agent=_agent_of(payload, transcript),
+        **_tool_of(payload),
     )
+
+
+def _tool_of(payload: dict[str, Any]) -> dict[str, str]:
+    """PreToolUse: the tool's name and the file or command it names (empty when none)."""
+    name = _text(payload, "tool_name") or ""
+    tool_input = payload.get("tool_input")
+    if not name or not isinstance(tool_input, dict):
+        return {"tool_name": name} if name else {}
+    found = {"tool_name": name}
+    if name in FILE_TOOLS:
+        found["tool_file"] = (_text(tool_input, FILE_TOOLS[name]) or "")[:MAX_TOOL_TEXT]
+    elif name in COMMAND_TOOLS:
+        found["tool_command"] = (_text(tool_input, "command") or "")[:MAX_TOOL_TEXT]
+    return found

@@ -280,7 +280,7 @@ def save_state(session_id: str, state: InjectionState) -> None:
 
 
 def hook_reply(event_name: str, context: str) -> str:
-    """The JSON reply that adds context (SessionStart and UserPromptSubmit)."""
+    """The JSON reply that adds context (SessionStart, UserPromptSubmit, PreToolUse)."""
     return json.dumps(
         {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
     )

@@ -21,11 +21,12 @@ if TYPE_CHECKING:
     from cms.hooks.events import HookEvent
 
 MAX_STDIN_BYTES = 8 * 1024 * 1024
-REPLYING_EVENTS = ("SessionStart", "UserPromptSubmit")
+REPLYING_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse")
 # the module under cms.hooks whose handle(event, config) runs each event
 HANDLER_MODULES = {
     "SessionStart": "session_start",
     "UserPromptSubmit": "prompt_submit",
+    "PreToolUse": "pre_tool_use",
     "Stop": "stop",
     "SessionEnd": "session_end",
     "PreCompact": "session_end",

@@ -26,11 +26,15 @@ EVENTS = KNOWN_EVENTS
 EVENT_SINCE: dict[str, tuple[int, int, int]] = {
     "SessionStart": (1, 0, 62),
     "UserPromptSubmit": (1, 0, 54),
+    "PreToolUse": (1, 0, 54),
     "Stop": (0, 0, 0),
     "SessionEnd": (1, 0, 85),
     "PreCompact": (1, 0, 48),
 }
-MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
+MATCHERS = {
+    "SessionStart": "startup|resume|clear|compact",
+    "PreToolUse": "Read|Edit|MultiEdit|Write|NotebookEdit|Bash|PowerShell",
+}
 TIMEOUTS = dict.fromkeys(EVENTS, 10)
 CMS_NAMES = ("cms", "cms.exe")
 

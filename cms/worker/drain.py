@@ -29,7 +29,7 @@ from cms.hooks.queue import WorkerLock, try_worker_lock, try_worker_slot, worker
 from cms.log import log_event
 from cms.worker import queue
 from cms.worker.jobs import run_job
-from cms.worker.projectsync import update_semantic_index
+from cms.worker.projectsync import update_file_notes, update_semantic_index
 
 HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
 POLL_SECONDS = 0.05
@@ -172,6 +172,7 @@ def _step(path: Path, config: Config, result: DrainResult, *, hard_exit: bool) -
     result.applied += 1
     log_event("info", "job_done", summary, **fields)
     _update_semantic_index(job, config)
+    _update_file_notes(job)
 
 
 def _update_semantic_index(job: queue.Job, config: Config) -> None:
@@ -187,6 +188,18 @@ def _update_semantic_index(job: queue.Job, config: Config) -> None:
         return
     if computed:
         log_event("info", "vectors_done", f"vectors={computed}", session=job.session_id)
+
+
+def _update_file_notes(job: queue.Job) -> None:
+    """After a finished job, the project's file notes for the PreToolUse hook; a failure is
+    logged and never counts against the job (the hook then uses the older notes)."""
+    cwd = job.payload.get("cwd")
+    if not isinstance(cwd, str) or not cwd:
+        return
+    try:
+        update_file_notes(cwd)
+    except (CmsError, OSError) as exc:
+        log_event("warning", "file_notes_failed", _describe(exc), session=job.session_id)
 
 
 def _drain_locked(

@@ -1,5 +1,6 @@
 """What a finished job carries into the project's memory: the chat map's facts and rules, the
-passages of the exchange, the items the update model superseded, and the semantic vectors.
+passages of the exchange, the items the update model superseded, the semantic vectors and the
+file notes of the PreToolUse hook.
 
 A thin layer over cms.observations (chatsync) and cms.semantic for the worker and `cms replay`;
 it never creates a store for a chat without a map or folder, and decides nothing about the map.
@@ -14,6 +15,7 @@ from cms.excerpt import sentences, split_text
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
 from cms.observations.chatsync import index_exchange, retire_items, sync_chat_memory
+from cms.observations.filenotes import write_file_notes
 from cms.observations.wording import is_narration, is_question
 from cms.providers.local.sentences import clean_text
 from cms.semantic import load_embedder, update_vectors
@@ -76,6 +78,15 @@ def sync_project_memory(
         result = sync_chat_memory(memory, cmap, cwd=cwd, agent=agent, prompts=prompts)
         marked = retire_items(memory, retired, result) if retired else 0
         return len(result.facts), len(result.observations), marked
+
+
+def update_file_notes(cwd: str) -> int:
+    """Rewrite the project's file notes (what the PreToolUse hook reads); items they hold."""
+    memory = open_project_memory(cwd, create=False)
+    if memory is None:
+        return 0
+    with memory:
+        return write_file_notes(memory.store)
 
 
 def update_semantic_index(cwd: str, config: Config) -> int:

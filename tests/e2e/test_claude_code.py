@@ -26,6 +26,7 @@ from tests.e2e.memory_text import (
     with_query,
 )
 from tests.e2e.model_server import COMPACT_SUMMARY, exchange_user_text
+from tests.fakes.anthropic_server import FakeReply
 
 pytestmark = pytest.mark.e2e
 
@@ -207,4 +208,35 @@ def test_claude_cli_provider_runs_real_cli_without_recursion_or_transcript(
     slugs = sorted(p.name for p in projects.iterdir()) if projects.is_dir() else []
     assert slugs == [transcript_path(box.home, box.project, session).parent.name], slugs
     assert not list((box.cms_home / "sandbox").rglob("*.jsonl"))
+    assert not box.crashes()
+
+
+def test_pre_tool_use_context_reaches_the_request_before_a_read_of_a_file_with_a_bugfix(
+    claude_box: Sandbox,
+) -> None:
+    box = claude_box
+    source = box.project / "src" / "upload.py"
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text("def upload(data):\n    return send(data)\n", encoding="utf-8")
+    body = "uploads failed on 503 from the CDN; fixed by retrying three times with backoff"
+    done = box.run(
+        [str(box.cms), "remember", "--kind", "bugfix", "--title", "Upload retries",
+         "--body", body, "--files", "src/upload.py"],
+        box.env(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.describe()
+    # the session briefing and prompt recall would show the bugfix first: only PreToolUse here
+    (box.cms_home / "cms.toml").write_text(
+        "[hooks]\nbriefing_limit = 0\nrecall_limit = 0\n", encoding="utf-8"
+    )
+    box.model.push_main(FakeReply.tool_use("Read", {"file_path": str(source)}), "Read it.")
+
+    box.claude("Have a look at the sending code.")
+
+    main = box.model.of("main")
+    assert len(main) == 2, box.model.kinds()
+    assert body not in main[0].all_text  # nothing was said of the file before the tool ran
+    blocks = [b for b in memory_blocks(main[1].all_text) if "upload.py" in b]
+    assert blocks, f"no PreToolUse context in the request after the Read; log:\n{box.log_tail()}"
+    assert "[Stored memory about upload.py]" in blocks[-1] and body in blocks[-1]
     assert not box.crashes()

@@ -16,7 +16,7 @@ from cms.map.model import CorrelationMap, Planet, Satellite, Sun, new_map
 from cms.map.store import save_map
 
 ROOT = Path(__file__).resolve().parents[2]
-EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PreCompact")
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd", "PreCompact")
 
 
 def hook_env(extra: Mapping[str, str] | None = None, drop: Sequence[str] = ()) -> dict[str, str]:

@@ -13,7 +13,7 @@ SAMPLES = Path("/work/shared/data/claude-code-samples")
 
 
 def test_unknown_event_names_and_missing_session_ids_give_no_event() -> None:
-    assert read_event("PreToolUse", {"session_id": "s"}) is None
+    assert read_event("PostToolUse", {"session_id": "s"}) is None
     assert read_event("Stop", {}) is None
     assert read_event("Stop", {"session_id": ""}) is None
     assert read_event("Stop", {"session_id": 42}) is None
@@ -84,5 +84,14 @@ def test_every_real_payload_of_our_events_is_read() -> None:
             assert event.last_assistant_message == stdin["last_assistant_message"]
         if name == "UserPromptSubmit":
             assert event.prompt == stdin["prompt"]
+        if name == "PreToolUse":
+            tool = stdin["tool_input"]
+            assert event.tool_name == stdin["tool_name"]
+            assert event.tool_file == tool.get("file_path", "")
+            assert event.tool_command == (
+                tool.get("command", "") if event.tool_name == "Bash" else ""
+            )
         seen.add(name)
-    assert seen == {"SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PreCompact"}
+    assert seen == {
+        "SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd", "PreCompact"
+    }  # fmt: skip

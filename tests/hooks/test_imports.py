@@ -165,3 +165,31 @@ def test_the_search_command_imports_nothing_heavy(project: Path, tmp_path: Path)
     loaded = set(json.loads(out.read_text(encoding="utf-8"))) - startup_modules()
     assert "cms.search.project" in loaded  # the probe really searched the project
     assert [m for m in HEAVY if m in loaded] == []
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        {"tool_name": "Read", "tool_input": {"file_path": "src/upload.py"}},
+        {"tool_name": "Bash", "tool_input": {"command": "pytest -q"}},
+        {"tool_name": "Glob", "tool_input": {"pattern": "*.py"}},
+    ],
+)
+def test_the_pre_tool_hook_imports_nothing_heavy_and_no_store(
+    project: Path, tmp_path: Path, tool: dict[str, object]
+) -> None:
+    from cms.observations.filenotes import write_file_notes
+
+    memory = open_project_memory(project, create=False)
+    assert memory is not None
+    with memory:
+        memory.store.add(
+            NewObservation("bugfix", "Upload retries", "retry on 503", files=("src/upload.py",))
+        )
+        memory.store.add(NewObservation("command", "Tests", "pytest -q --maxfail=1"))
+        write_file_notes(memory.store)
+    payload = {"session_id": SESSION, "cwd": str(project), **tool}
+    loaded = modules_after_hook("PreToolUse", payload, tmp_path / "modules.json")
+    assert [m for m in HEAVY if m in loaded] == []
+    light = ("sqlite3", "_sqlite3", "cms.observations.store", "cms.observations.recall")
+    assert [m for m in light if m in loaded] == []

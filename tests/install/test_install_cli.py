@@ -11,7 +11,7 @@ import pytest
 
 from tests.install.conftest import BROKEN_CMS, FAKE_CMS, RunInstall, write_executable
 
-ALL = ["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PreCompact"]
+ALL = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd", "PreCompact"]
 PAYLOAD = {
     "session_id": "d919c848-7982-464b-9af4-7a5622445c4d",
     "transcript_path": "/nonexistent/d919c848.jsonl",
@@ -287,7 +287,10 @@ def test_skip_venv_uses_the_cms_on_path(run_install: RunInstall, fake_bin: Path)
     ("version_line", "expected"),
     [
         ("1.0.50 (Claude Code)", ["Stop", "PreCompact"]),
-        ("1.0.62 (Claude Code)", ["SessionStart", "UserPromptSubmit", "Stop", "PreCompact"]),
+        (
+            "1.0.62 (Claude Code)",
+            ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"],
+        ),
         ("2.1.332 (Claude Code)", ALL),
         ("Claude Code (dev build)", ALL),
     ],
@@ -311,7 +314,7 @@ def test_a_claude_downgrade_removes_the_events_it_no_longer_knows(
     fake_claude(fake_bin, "1.0.54 (Claude Code)")
     assert run_install("--cms", str(fake_cms)).returncode == 0
     data = json.loads(claude_settings().read_text(encoding="utf-8"))
-    assert list(data["hooks"]) == ["UserPromptSubmit", "Stop", "PreCompact"]
+    assert list(data["hooks"]) == ["UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"]
 
 
 def test_codex_install_ignores_the_claude_version(

@@ -33,7 +33,7 @@ from cms.install.settings_file import (
 )
 
 CMS = Path("/opt/cms/.venv/bin/cms")
-ALL = ["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PreCompact"]
+ALL = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd", "PreCompact"]
 
 
 def foreign_settings() -> dict[str, Any]:
@@ -146,8 +146,8 @@ def test_claude_version_output_is_parsed(text: str, expected: tuple[int, int, in
     [
         ((1, 0, 47), ["Stop"]),
         ((1, 0, 50), ["Stop", "PreCompact"]),
-        ((1, 0, 54), ["UserPromptSubmit", "Stop", "PreCompact"]),
-        ((1, 0, 62), ["SessionStart", "UserPromptSubmit", "Stop", "PreCompact"]),
+        ((1, 0, 54), ["UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"]),
+        ((1, 0, 62), ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"]),
         ((1, 0, 85), ALL),
         ((2, 1, 332), ALL),
         (None, ALL),
@@ -192,7 +192,7 @@ def test_foreign_entries_keep_their_place_and_order_through_install() -> None:
     assert list(hooks)[:4] == ["UserPromptSubmit", "SessionStart", "PreToolUse", "Stop"]
     assert hooks["UserPromptSubmit"][0] == original["hooks"]["UserPromptSubmit"][0]
     assert hooks["SessionStart"][:2] == original["hooks"]["SessionStart"]
-    assert hooks["PreToolUse"] == original["hooks"]["PreToolUse"]
+    assert hooks["PreToolUse"][0] == original["hooks"]["PreToolUse"][0]  # ours goes after it
     assert hooks["Stop"][0] == original["hooks"]["Stop"][0]
     assert remove_entries(merged) == original
 

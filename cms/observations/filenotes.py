@@ -1,0 +1,89 @@
+"""Building a project's file notes (filekeys.py): which live facts and observations name a
+file, a kind of file or a command, each with the line the PreToolUse hook shows for it.
+
+Written by the worker after each job and by `cms reindex`, atomically beside the store; reads
+through the store and knows nothing of hooks.
+"""
+
+from __future__ import annotations
+
+import os
+
+from cms.jsonio import dump_json
+from cms.observations.facts import FACT_COLUMNS, IndexedFact
+from cms.observations.filekeys import (
+    NOTES_NAME,
+    NOTES_VERSION,
+    mention_keys,
+    program_of,
+    rule_keys,
+)
+from cms.observations.ids import item_aliases
+from cms.observations.model import COLUMNS, Observation, row_to_observation
+from cms.observations.recall import STANDING_KINDS, observation_text
+from cms.observations.store import ObservationStore
+from cms.privatefile import write_atomically
+
+LINE_CHARS = 320  # as the injected lines of the other hooks
+MAX_ITEMS = 2000  # the newest items that name something; the notes stay a small file
+
+
+def _observation_keys(obs: Observation) -> list[str]:
+    keys = [k for f in obs.files for k in mention_keys(f)]
+    keys += mention_keys(f"{obs.title}\n{obs.body}")
+    if obs.kind in STANDING_KINDS:
+        keys += rule_keys(f"{obs.title}\n{obs.body}")
+    if obs.kind == "command":
+        program = program_of(obs.body or obs.title)
+        keys += [f"cmd:{program}"] if program else []
+    return list(dict.fromkeys(keys))
+
+
+def file_notes(store: ObservationStore) -> dict[str, object]:
+    """The notes of a project: keys -> item ids (newest first), ids -> [line, aliases, branch]
+    (a chat fact has none). Only
+    live items: no superseded or archived ones, no passages; an observation promoted from a
+    chat fact is left to its fact."""
+    observations, facts = store.read(
+        lambda c: (
+            c.execute(
+                f"SELECT {COLUMNS} FROM observations WHERE superseded_by IS NULL "
+                "AND archived_at IS NULL AND source IS NULL ORDER BY updated_at DESC, id DESC"
+            ).fetchall(),
+            c.execute(
+                f"SELECT {FACT_COLUMNS} FROM facts WHERE superseded_by IS NULL AND archived = 0 "
+                "AND kind != 'passage' ORDER BY updated_at DESC, id DESC"
+            ).fetchall(),
+        )
+    )
+    keys: dict[str, list[str]] = {}
+    items: dict[str, list[object]] = {}
+
+    def add(
+        item: str, line: str, aliases: tuple[str, ...], branch: str | None, found: list[str]
+    ) -> None:
+        if not found or len(items) >= MAX_ITEMS:
+            return
+        items[item] = [line, list(aliases), branch]
+        for key in found:
+            keys.setdefault(key, []).append(item)
+
+    for row in observations:
+        obs = row_to_observation(row)
+        item = f"O{obs.id}"
+        line = f"{item} [{obs.kind}] {observation_text(obs, LINE_CHARS)}"
+        add(item, line, item_aliases(item, obs.source), obs.branch, _observation_keys(obs))
+    for row in facts:
+        fact = IndexedFact.from_row(row)
+        text = " ".join(fact.text.split())
+        add(fact.key, f"{fact.key} [{fact.path}] {text}", (fact.key,), None, mention_keys(text))
+    return {"version": NOTES_VERSION, "keys": keys, "items": items}
+
+
+def write_file_notes(store: ObservationStore) -> int:
+    """Write the project's file notes beside its store (where filekeys.read_notes finds them
+    for a project's own store); returns how many items they hold."""
+    notes = file_notes(store)
+    write_atomically(os.path.join(os.path.dirname(store.path_str), NOTES_NAME), dump_json(notes))
+    items = notes["items"]
+    return len(items) if isinstance(items, dict) else 0
