@@ -66,6 +66,26 @@ def test_a_subclass_adds_its_fields_after_the_inherited_ones() -> None:
     assert Point3(1, 2, ["t"], 3).z == 3
 
 
+def test_a_field_without_a_default_after_one_with_is_refused() -> None:
+    with pytest.raises(TypeError, match="field 'b' without a default follows one with"):
+
+        class Bad(Record):
+            a: int = 0
+            b: int
+
+
+def test_copies_and_pickles_rebuild_frozen_and_mutable_records() -> None:
+    import copy
+    import pickle
+
+    label = Label("a", 3)
+    assert copy.copy(label) == label and copy.deepcopy(label) == label
+    assert pickle.loads(pickle.dumps(label)) == label
+    point = Point(1, tags=["x"])
+    clone = copy.deepcopy(point)
+    assert clone == point and clone.tags is not point.tags
+
+
 class Tagged(Record, frozen=True):
     name: str
     tags: tuple[str, ...] = ()

@@ -16,7 +16,7 @@ import typer
 
 from cms.console import config_checked, load_command_config, print_json
 from cms.errors import CmsError, StoreError
-from cms.observations.access import ProjectMemory, open_project_memory
+from cms.observations.access import ProjectMemory, open_project_memory, read_project_memory
 from cms.observations.capture import capture_with_outcomes
 from cms.observations.export import (
     export_json,
@@ -339,7 +339,8 @@ def export(
 
 def _existing(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline="") as handle:  # line endings as they are
+            return handle.read()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -351,7 +352,8 @@ def _write_export(text: str, output: Path | None, what: str) -> None:
         sys.stdout.write(text)
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        with open(output, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
     except OSError as exc:
         raise StoreError(f"cannot write {output}: {exc.strerror}") from exc
     print(f"exported {what} to {output}")
@@ -397,14 +399,18 @@ def gc(
     )
 
     settings = load_command_config().observations
-    memory = _memory(cwd, create=False)
+    folder = cwd or Path.cwd()
+    if dry_run:  # a plan opens the store read-only: not even a migration runs
+        memory = read_project_memory(identify_project(folder).id, str(folder))
+    else:
+        memory = _memory(folder, create=False)
     now = time.time()
     stale: list[Observation] = []
     folds = []
     if memory is not None:
         with memory:
             folds = fold_plan(memory.store)
-            folded = {f.older.id for f in folds}
+            folded = {f.older.id for f in folds} | {f.newer.id for f in folds}  # kept in use
             stale = [
                 o
                 for o in stale_observations(

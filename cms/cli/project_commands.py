@@ -51,6 +51,9 @@ def _print_item(item: dict[str, Any]) -> None:
     chat = item.get("session") or "-"
     print(f"chat {chat}, turn {item.get('turn') or '-'}, created {item['created_at']}, "
           f"updated {item['updated_at']}")  # fmt: skip
+    if "uses" in item:
+        last = item.get("last_recalled_at") or "never"
+        print(f"injected or recalled {item['uses']} times, last {last}")
     for old in item["history"]:
         print(f"  was ({old['id']}, {old['updated_at']}): {old['text']}")
 

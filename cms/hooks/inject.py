@@ -211,14 +211,14 @@ class InjectionState(Record):
         del self.log[:-MAX_LOGGED_INJECTIONS]
 
 
-def state_path_str(session_id: str) -> str:
+def state_path(session_id: str) -> str:
     return os.path.join(paths.chat_dir(session_id), STATE_NAME)
 
 
 def load_state(session_id: str) -> InjectionState:
     """What this chat was last shown; an empty state when unknown or unreadable."""
     try:
-        with open(state_path_str(session_id), encoding="utf-8") as handle:
+        with open(state_path(session_id), encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         return InjectionState()
@@ -276,7 +276,7 @@ def save_state(session_id: str, state: InjectionState) -> None:
         "first": state.first,
         "log": state.log,
     }
-    write_state(state_path_str(session_id), data)
+    write_state(state_path(session_id), data)
 
 
 def hook_reply(event_name: str, context: str) -> str:

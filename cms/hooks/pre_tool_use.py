@@ -34,7 +34,8 @@ def handle(event: HookEvent, config: Config) -> str | None:
         return None
     keys, items = notes
     if event.tool_file:
-        wanted, target = file_keys(event.tool_file, project.root), event.tool_file
+        wanted = file_keys(os.path.join(event.cwd, event.tool_file), project.root)
+        target = event.tool_file
     else:
         program = program_of(event.tool_command)
         wanted, target = ([f"cmd:{program}"] if program else []), program or ""
@@ -43,7 +44,7 @@ def handle(event: HookEvent, config: Config) -> str | None:
         return None
     state = inject.load_state(event.session_id)
     shown, branch = set(state.shown), _branch_filter(event.cwd)
-    fresh: list[tuple[list[str], str]] = []
+    fresh: list[tuple[tuple[str, ...], str]] = []
     for item in dict.fromkeys(found):
         entry = items.get(item)
         if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
@@ -51,9 +52,10 @@ def handle(event: HookEvent, config: Config) -> str | None:
         line: str = entry[0]
         aliases, item_branch = entry[1], entry[2]
         ids = [a for a in aliases if isinstance(a, str)] if isinstance(aliases, list) else []
+        ids = ids or [item]
         if shown & set(ids) or not branch(item_branch):
             continue
-        fresh.append((ids or [item], line))
+        fresh.append((tuple(ids), line))
         if len(fresh) >= ITEMS_PER_CALL:
             break
     if not fresh:
@@ -66,7 +68,7 @@ def handle(event: HookEvent, config: Config) -> str | None:
     )
     if not context:
         return None
-    ids = [i for note_ids, line in fresh if line in context for i in note_ids]
+    ids = inject.shown_ids(fresh, context)
     state.shown += ids
     state.record("PreToolUse", context, ids)
     inject.save_state(event.session_id, state)

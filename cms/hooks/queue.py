@@ -31,7 +31,7 @@ SLOTS_DIR = "workers"
 _counter = itertools.count()
 
 
-def chat_queue_dir_str(session_id: str) -> str:
+def chat_queue_dir(session_id: str) -> str:
     """The queue folder of one chat."""
     return os.path.join(paths.queue_dir(), paths.safe_name(session_id))
 
@@ -74,7 +74,7 @@ def capture_payload(
 
 def add_job(session_id: str, kind: str, payload: dict[str, Any]) -> str:
     """Add a job (payload: redacted text only) at the end of the chat's queue; return its file."""
-    folder = chat_queue_dir_str(session_id)
+    folder = chat_queue_dir(session_id)
     make_dirs(folder)
     name = f"{time.time_ns():020d}-{os.getpid():08d}-{next(_counter):04d}{JOB_SUFFIX}"
     path = os.path.join(folder, name)
@@ -120,7 +120,7 @@ class WorkerLock:
 def try_worker_lock(session_id: str) -> WorkerLock | None:
     """Take the chat's worker lock (<chat queue>/worker.lock) without waiting; None when another
     process holds it."""
-    folder = chat_queue_dir_str(session_id)
+    folder = chat_queue_dir(session_id)
     make_dirs(folder)
     return _try_lock_file(os.path.join(folder, LOCK_NAME))
 

@@ -39,6 +39,7 @@ from cms.mcp_server.results import ToolRefusedError, ToolResult
 from cms.observations.access import ProjectMemory
 from cms.observations.capture import capture_with_outcomes
 from cms.observations.export import observation_record
+from cms.observations.filenotes import write_file_notes
 from cms.observations.model import NewObservation
 from cms.observations.recall import RecalledObservation, format_observation_line, recall
 from cms.observations.revisions import supersede_observation, update_observation
@@ -155,6 +156,7 @@ class ObservationTools:
             outcome = outcomes[0]
             stored = memory.store.get(outcome.id)
             project = memory.project.id
+            write_file_notes(memory.store)
         text = {
             "new": f"Remembered #{outcome.id} in project {project}.",
             "superseded": f"Remembered #{outcome.id} in project {project}; it replaces the older "
@@ -201,6 +203,7 @@ class ObservationTools:
                 importance=importance,
             )
             project = memory.project.id
+            write_file_notes(memory.store)
         line = format_observation_line(obs, time.time(), None)
         return ToolResult(
             f"Updated #{obs.id}: {line}",
@@ -233,6 +236,7 @@ class ObservationTools:
                 memory.store, old_id, new, cwd=folder, session=MCP_SESSION, agent=MCP_AGENT
             )
             project = memory.project.id
+            write_file_notes(memory.store)
         return ToolResult(
             f"#{outcome.id} now replaces #{old_id} in project {project}; recall no longer "
             f"returns #{old_id}.",
@@ -250,6 +254,7 @@ class ObservationTools:
                 raise ToolRefusedError(
                     f"no observation #{id} in project {memory.project.id}; call recall to find ids"
                 )
+            write_file_notes(memory.store)
             return ToolResult(
                 f"Forgot observation #{id}.", {"project": memory.project.id, "forgotten": id}
             )

@@ -43,7 +43,10 @@ _ESCAPE = ("#", "<!--", "Files:", "\\")
 _BULLET_FILES = re.compile(r"^(.*?)\s*\(files: ([^()]+)\)$")
 BLOCK_BEGIN = "<!-- cms:memory begin"  # the block of a committed memory view (memoryfile.py)
 BLOCK_END = "<!-- cms:memory end -->"
-BLOCK = re.compile(re.escape(BLOCK_BEGIN) + r".*?" + re.escape(BLOCK_END), re.DOTALL)
+BLOCK = re.compile(  # markers on lines of their own: a marker quoted inside a line is text
+    r"^" + re.escape(BLOCK_BEGIN) + r"[^\n]*\r?\n.*?^" + re.escape(BLOCK_END) + r"[ \t]*$",
+    re.DOTALL | re.MULTILINE,
+)
 
 
 @dataclass
@@ -226,7 +229,7 @@ def block_markdown(text: str) -> str | None:
 def parse_export(text: str) -> list[dict[str, Any]]:
     """Records of a JSON export (by its first character), of the cms block of a memory view
     (the rest of such a file is the user's), or of a Markdown export."""
-    if (block := block_markdown(text)) is not None:
+    if not text.lstrip().startswith("{") and (block := block_markdown(text)) is not None:
         return parse_markdown(block)
     if text.lstrip().startswith("{"):
         try:

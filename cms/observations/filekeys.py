@@ -45,25 +45,29 @@ def rule_keys(text: str) -> list[str]:
 
 
 def program_of(command: str) -> str | None:
-    """The program a shell command runs ("pytest -q" -> "pytest"; env assignments skipped)."""
-    for word in command.split():
+    """The program a shell command runs: "pytest -q" -> "pytest", "`make lint`" -> "make";
+    env assignments, a leading `$ ` prompt and `cd DIR &&` are skipped."""
+    text = command.strip().strip("`").removeprefix("$ ").strip()
+    while (cd := re.match(r"cd\s+\S+\s*(?:&&|;)\s*", text)) is not None:
+        text = text[cd.end() :]
+    for word in text.split():
         if "=" in word and not word.startswith("="):
             continue
-        name = os.path.basename(word)
-        return name if _PROGRAM.match(name) else None
+        name = os.path.basename(word.strip("`"))
+        return name if _PROGRAM.match(name) and name.islower() else None
     return None
 
 
 def file_keys(path: str, root: str) -> list[str]:
-    """The keys a tool's file answers to: its path relative to the project root and each tail
-    of it with a folder (absolute when outside the root), its name and its suffix."""
-    full = os.path.normpath(os.path.join(root, path))
+    """The keys a tool's file (absolute, or relative to root) answers to: its absolute path, its
+    path relative to the project root and each tail of that with a folder, its name and its
+    suffix."""
+    full = os.path.normpath(os.path.join(root, path))  # an absolute path stays itself
     relative = os.path.relpath(full, root)
-    if relative.startswith(".."):
-        keys = [f"path:{full}"]
-    else:  # "cms/x/y.py", then "x/y.py": a note may name it from a subfolder
-        parts = relative.split(os.sep)
-        keys = [f"path:{'/'.join(parts[i:])}" for i in range(len(parts) - 1)]
+    keys = [f"path:{full.replace(os.sep, '/')}"]
+    if relative != ".." and not relative.startswith(".." + os.sep):
+        parts = relative.split(os.sep)  # "cms/x/y.py", then "x/y.py": notes name it from a folder
+        keys += [f"path:{'/'.join(parts[i:])}" for i in range(len(parts) - 1)]
     keys.append(f"name:{os.path.basename(full)}")
     suffix = os.path.splitext(full)[1].lower()
     return [*keys, f"ext:{suffix}"] if suffix else keys

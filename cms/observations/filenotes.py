@@ -1,8 +1,9 @@
 """Building a project's file notes (filekeys.py): which live facts and observations name a
 file, a kind of file or a command, each with the line the PreToolUse hook shows for it.
 
-Written by the worker after each job and by `cms reindex`, atomically beside the store; reads
-through the store and knows nothing of hooks.
+Written atomically beside the store by whatever changes the items: the worker after each job,
+`cms remember`, `forget`, `import`, `gc`, `reindex` and the MCP write tools; reads through the
+store and knows nothing of hooks.
 """
 
 from __future__ import annotations
@@ -84,6 +85,6 @@ def write_file_notes(store: ObservationStore) -> int:
     """Write the project's file notes beside its store (where filekeys.read_notes finds them
     for a project's own store); returns how many items they hold."""
     notes = file_notes(store)
-    write_atomically(os.path.join(os.path.dirname(store.path_str), NOTES_NAME), dump_json(notes))
+    write_atomically(os.path.join(os.path.dirname(store.path), NOTES_NAME), dump_json(notes))
     items = notes["items"]
     return len(items) if isinstance(items, dict) else 0

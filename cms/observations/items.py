@@ -62,6 +62,7 @@ def observation_item(store: ObservationStore, obs: Observation) -> dict[str, Any
         "type": "observation",
         "source_fact": obs.source,
         "turn": obs.turn,
+        "uses": obs.use_count,
         "state": item_state(obs.superseded_by, obs.archived_at is not None, prefix="O"),
         "history": [
             {

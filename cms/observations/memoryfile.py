@@ -22,11 +22,13 @@ DEFAULT_BUDGET = 6000  # characters of entries; Claude Code reads the first 200 
 
 
 def entry_line(obs: Observation) -> str:
-    """`- **Title** — body` on one line (the bullet shape `cms import` reads)."""
+    """`- **Title** — body` on one line (the bullet shape `cms import` reads); an HTML comment
+    opener in stored text is escaped, so it can never end the block."""
     body = " ".join(obs.body.split())
     if obs.files:
         body = f"{body} (files: {', '.join(obs.files)})".strip()
-    return f"- **{obs.title}** — {body}" if body else f"- **{obs.title}**"
+    line = f"- **{' '.join(obs.title.split())}** — {body}" if body else f"- **{obs.title}**"
+    return line.replace("<!--", "&lt;!--")
 
 
 def chosen_observations(
@@ -79,9 +81,12 @@ def render_view(view: str, project: str, observations: list[Observation]) -> str
 
 
 def merge_block(existing: str | None, block: str) -> str:
-    """A file's text with its cms block replaced by block (appended when it has none)."""
+    """A file's text with its (first) cms block replaced by block, appended when it has none;
+    the rest of the file is kept as it was, in its own line endings."""
     if not existing:
         return block
+    newline = "\r\n" if "\r\n" in existing else "\n"
+    block = block.replace("\n", newline)
     if BLOCK.search(existing):
-        return BLOCK.sub(lambda _m: block.rstrip("\n"), existing, count=1)
-    return existing.rstrip("\n") + "\n\n" + block
+        return BLOCK.sub(lambda _m: block.rstrip("\r\n"), existing, count=1)
+    return existing.rstrip("\r\n") + newline * 2 + block

@@ -201,6 +201,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        "012_observation_use",
+        """
+        ALTER TABLE observations ADD COLUMN use_count INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -7,10 +7,10 @@ Knows nothing of how the neighbours were found: no model, no vectors, only item 
 
 from __future__ import annotations
 
-from cms.observations.facts import fact_retires, read_fact
+from cms.observations.facts import PASSAGE, fact_retires, read_fact
 from cms.observations.model import COLUMNS, Observation, row_to_observation
 from cms.observations.store import ObservationStore
-from cms.observations.subject import SAME, is_poorer, relation
+from cms.observations.upkeep import observation_retires
 from cms.observations.vectors import key_number
 
 TYPE_CHECKING = False
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 def supersede_neighbours(store: ObservationStore, pairs: Sequence[tuple[str, str]]) -> list[str]:
     """For each (new item, neighbour) pair of item keys (F12/F7: facts and passages, O3/O1:
     observations), mark the neighbour superseded by the new item when it is still in force, was
-    said earlier and is restated or changed by it. Observations are judged only on one branch
-    and without a source fact (those follow their fact). Returns the keys marked."""
+    said earlier and is restated or changed by it (a passage, the chat's own words, never
+    retires anything; observations by upkeep.observation_retires). Returns the keys marked."""
 
     def run(conn: sqlite3.Connection) -> list[str]:
         marked = []
@@ -39,8 +39,8 @@ def supersede_neighbours(store: ObservationStore, pairs: Sequence[tuple[str, str
 
 def _retire_fact(conn: sqlite3.Connection, new_id: int, old_id: int) -> bool:
     new, old = read_fact(conn, new_id), read_fact(conn, old_id)
-    if new is None or old is None or new.superseded_by is not None:
-        return False
+    if new is None or old is None or new.superseded_by is not None or new.kind == PASSAGE:
+        return False  # a chat's own words never supersede anything (facts.index_passages)
     if old.superseded_by is not None or not fact_retires(new, old):
         return False
     conn.execute("UPDATE facts SET superseded_by = ? WHERE id = ?", (new.id, old.id))
@@ -56,12 +56,7 @@ def _retire_observation(conn: sqlite3.Connection, new_id: int, old_id: int) -> b
     new, old = _observation(conn, new_id), _observation(conn, old_id)
     if new is None or old is None or new.superseded_by is not None or old.superseded_by is not None:
         return False
-    if new.source or old.source or new.branch != old.branch or not (new.body and old.body):
-        return False
-    if (old.created_at, old.id) >= (new.created_at, new.id):
-        return False
-    found = relation(new.body, old.body)
-    if found is None or (found == SAME and is_poorer(new.body, old.body)):
+    if observation_retires(new, old) is None:
         return False
     conn.execute("UPDATE observations SET superseded_by = ? WHERE id = ?", (new.id, old.id))
     return True

@@ -8,6 +8,7 @@ Reads through ObservationStore; knows nothing of hooks, the CLI or providers.
 
 from __future__ import annotations
 
+import math
 import time
 
 from cms.observations.dates import query_dates
@@ -38,6 +39,8 @@ PAGE_PER_RESULT = 6
 MAX_CANDIDATES = 2000
 DATE_DAMPING = 0.5  # outside every date the query names
 IN_FORCE_POOL = 80  # standing rules read before branch visibility filters them
+USE_WEIGHT = 0.05  # uses move the ranking by at most 5%, as importance and age by 10% each
+USE_SATURATION = 20
 SEMANTIC_POOL = 50  # observations nearest the query that join the lexical candidates
 
 
@@ -54,6 +57,13 @@ class RecalledObservation(Record):
             f"RecalledObservation(id={self.observation.id}, score={self.score:.3f}, "
             f"relevance={self.relevance:.3f}, visibility={self.visibility!r})"
         )
+
+
+def usage(obs: Observation) -> float:
+    """0 for an item never injected or returned, rising to 1 at USE_SATURATION uses."""
+    if obs.use_count <= 0:
+        return 0.0
+    return min(1.0, math.log1p(obs.use_count) / math.log1p(USE_SATURATION))
 
 
 def recency(obs: Observation, now: float) -> float:
@@ -81,8 +91,10 @@ def score_hits(
     relevance = coverage * (0.5 + 0.5 * strength), where strength = s / (s + BM25_HALF) with
     s = -bm25, and coverage is the share of query terms the observation holds, each term
     weighted by its rarity among the hits (see term_weights).
-    score = relevance * (0.8 + 0.1 * importance' + 0.1 * recency), times DATE_DAMPING when the
-    query names dates and the observation was captured outside all of them.
+    score = relevance * min(1, 0.8 + 0.1 * importance' + 0.1 * recency + USE_WEIGHT * use'),
+    times DATE_DAMPING when the query names dates and the observation was captured outside all
+    of them; use' = log(1 + uses) / log(1 + USE_SATURATION), at most 1 (an item never used
+    scores as before uses were counted).
     """
     relevances = text_relevance(
         [_text_of(obs) for obs, _ in hits],
@@ -93,7 +105,8 @@ def score_hits(
     scored = []
     for (obs, _bm25), relevance in zip(hits, relevances, strict=True):
         importance = (obs.importance - 1) / 4.0
-        score = relevance * (0.8 + 0.1 * importance + 0.1 * recency(obs, now))
+        prior = 0.8 + 0.1 * importance + 0.1 * recency(obs, now) + USE_WEIGHT * usage(obs)
+        score = relevance * min(1.0, prior)
         if windows and not any(lo <= obs.created_at < hi for lo, hi in windows):
             score *= DATE_DAMPING
         scored.append((obs, score, relevance))

@@ -29,7 +29,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Callable, Iterable, Sequence
-    from pathlib import Path
     from typing import Any, TypeVar
 
     from cms.paths import StrPath
@@ -110,7 +109,7 @@ class ObservationStore:
     ) -> None:
         """Open (and create or upgrade) the store at path; read_only opens an existing store of
         this schema without ever writing to it (StoreError otherwise)."""
-        self.path_str = path = os.fspath(path)
+        self.path = path = os.fspath(path)
         self.project = project
         self.patience = patience
         try:
@@ -142,15 +141,9 @@ class ObservationStore:
         if found != SCHEMA_VERSION:
             self._conn.close()
             raise StoreError(
-                f"observation store {self.path_str} has schema {found}, this cms reads "
+                f"observation store {self.path} has schema {found}, this cms reads "
                 f"{SCHEMA_VERSION}; run any cms command in the project (cms stats) to upgrade it"
             )
-
-    @property
-    def path(self) -> Path:
-        from pathlib import Path
-
-        return Path(self.path_str)
 
     @classmethod
     def for_project(cls, project_id: str) -> ObservationStore:
@@ -178,9 +171,7 @@ class ObservationStore:
                     time.sleep(delay * (0.5 + (time.perf_counter_ns() % 1009) / 1009))  # jitter
                     delay = min(delay * 2, 0.2)
                     continue
-                raise StoreError(
-                    f"observation store {self.path_str}: {what} failed: {exc}"
-                ) from exc
+                raise StoreError(f"observation store {self.path}: {what} failed: {exc}") from exc
 
     def _transaction(self, fn: Callable[[sqlite3.Connection], T], begin: str) -> T:
         conn = self._conn
@@ -215,7 +206,7 @@ class ObservationStore:
             return
         if current > SCHEMA_VERSION:
             raise StoreError(
-                f"observation store {self.path_str} has schema {current}, newer than this cms "
+                f"observation store {self.path} has schema {current}, newer than this cms "
                 f"({SCHEMA_VERSION}); upgrade cms"
             )
         self._retrying(
@@ -300,7 +291,7 @@ class ObservationStore:
         size = 0
         for suffix in ("", "-wal"):
             with contextlib.suppress(OSError):
-                size += os.stat(self.path_str + suffix).st_size
+                size += os.stat(self.path + suffix).st_size
         result["bytes"] = size
         return result
 
@@ -372,7 +363,8 @@ class ObservationStore:
         return self.write(run)
 
     def mark_recalled(self, ids: Sequence[int], now: float, *, patience: float = 1.0) -> bool:
-        """Record that these were just recalled (one batched UPDATE); False if the db stayed busy.
+        """Record that these were just recalled or injected: when, and one more use (one batched
+        UPDATE); False if the db stayed busy.
 
         Bookkeeping only: the caller may ignore a failure, so the wait is short.
         """
@@ -382,7 +374,8 @@ class ObservationStore:
         try:
             self.write(
                 lambda c: c.execute(
-                    f"UPDATE observations SET last_recalled_at = ? WHERE id IN ({marks})",
+                    f"UPDATE observations SET last_recalled_at = ?, use_count = use_count + 1 "
+                    f"WHERE id IN ({marks})",
                     (now, *ids),
                 ),
                 patience=patience,
@@ -390,18 +383,3 @@ class ObservationStore:
         except StoreError:
             return False
         return True
-
-    def archive_stale(self, *, now: float, stale_after_days: int, max_importance: int) -> int:
-        """Archive live observations of importance <= max_importance not recalled (nor updated)
-        for stale_after_days; they stay in the database, out of recall. Returns the count."""
-        cutoff = now - stale_after_days * 86400.0
-        return self.write(
-            lambda c: (
-                c.execute(
-                    "UPDATE observations SET archived_at = ? WHERE archived_at IS NULL "
-                    "AND superseded_by IS NULL AND importance <= ? "
-                    "AND MAX(COALESCE(last_recalled_at, 0), updated_at) < ?",
-                    (now, max_importance, cutoff),
-                ).rowcount
-            )
-        )

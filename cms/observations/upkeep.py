@@ -51,6 +51,16 @@ def stale_observations(
     return [row_to_observation(r) for r in rows]
 
 
+def archive_stale(
+    store: ObservationStore, *, now: float, stale_after_days: int, max_importance: int
+) -> int:
+    """Archive the stale observations (stale_observations); returns how many."""
+    stale = stale_observations(
+        store, now=now, stale_after_days=stale_after_days, max_importance=max_importance
+    )
+    return archive_observations(store, [o.id for o in stale], now)
+
+
 def archive_observations(store: ObservationStore, ids: list[int], now: float) -> int:
     """Archive these observations (out of recall, kept in the store); returns how many."""
     marks = ",".join("?" * len(ids))
@@ -96,22 +106,30 @@ def fold_plan(store: ObservationStore) -> list[Fold]:
                 continue  # already folding into a newer one
             for old_id in _related_ids(conn, newer):
                 older = live.get(old_id)
-                if older is None or older.id in folds or not _folds_into(older, newer):
+                if older is None or older.id in folds:
                     continue
-                same = relation(newer.body, older.body) == SAME
-                folds[older.id] = Fold(older, newer, same)
+                found = observation_retires(newer, older)
+                if found is not None:
+                    folds[older.id] = Fold(older, newer, found == SAME)
         return sorted(folds.values(), key=lambda f: f.older.id)
 
     return store.read(plan)
 
 
-def _folds_into(older: Observation, newer: Observation) -> bool:
-    if (older.created_at, older.id) >= (newer.created_at, newer.id):
-        return False
-    if older.kind != newer.kind or older.branch != newer.branch or not older.body.strip():
-        return False
-    found = relation(newer.body, older.body)
-    return found is not None and not (found == SAME and is_poorer(newer.body, older.body))
+def observation_retires(new: Observation, old: Observation) -> str | None:
+    """SAME or CHANGED when new, said later, restates or changes old by the subject rules of
+    capture: one kind and branch, neither promoted from a chat fact (those follow their fact),
+    both with a body; None otherwise (a poorer restatement retires nothing)."""
+    if (old.created_at, old.id) >= (new.created_at, new.id):
+        return None
+    if old.kind != new.kind or old.branch != new.branch or old.source or new.source:
+        return None
+    if not (old.body.strip() and new.body.strip()):
+        return None
+    found = relation(new.body, old.body)
+    if found is None or (found == SAME and is_poorer(new.body, old.body)):
+        return None
+    return found
 
 
 def apply_folds(store: ObservationStore, folds: list[Fold]) -> int:

@@ -109,6 +109,26 @@ def _save(store: ObservationStore, rows: list[tuple[str, str, str, bytes]]) -> N
     )
 
 
+def has_vectors(store: ObservationStore, model: str) -> bool:
+    """Whether the project holds any vector of model (else the next indexing is its first)."""
+    return (
+        store.read(
+            lambda c: c.execute(
+                "SELECT 1 FROM vectors WHERE model = ? LIMIT 1", (model,)
+            ).fetchone()
+        )
+        is not None
+    )
+
+
+def passage_keys(store: ObservationStore) -> set[str]:
+    """The item keys of the chats' passages (their own words, not extracted facts)."""
+    rows = store.read(
+        lambda c: c.execute("SELECT id FROM facts WHERE kind = ?", (PASSAGE,)).fetchall()
+    )
+    return {fact_row_key(r[0]) for r in rows}
+
+
 def stored_vectors(store: ObservationStore, model: str) -> tuple[list[str], list[bytes]]:
     """Every stored vector of model: the item keys and their bytes, in one order."""
     rows = store.read(

@@ -85,10 +85,11 @@ def update_vectors(store: ObservationStore, embedder: Embedder, *, supersede: bo
     worker, after new items were stored), each new item's nearest earlier items of its kind are
     checked by the subject rules and retired when it restates or changes them: the semantic
     index widens the candidates of the lexical checks, the rules still decide."""
-    from cms.observations.vectors import embed_pending
+    from cms.observations.vectors import embed_pending, has_vectors
 
+    judged = supersede and has_vectors(store, embedder.model_id)  # not a first indexing
     computed = embed_pending(store, embedder.model_id, embedder.encode)
-    if supersede and computed:
+    if judged and computed:
         supersede_semantic_neighbours(store, embedder, computed)
     return len(computed)
 
@@ -97,17 +98,21 @@ def supersede_semantic_neighbours(
     store: ObservationStore, embedder: Embedder, keys: list[str]
 ) -> list[str]:
     """Retire the earlier items that the items keys restate or change, among the NEIGHBOURS
-    stored items of the same kind (facts, observations) nearest each; returns those retired."""
+    stored items of the same kind (chat facts, or observations; passages, a chat's own words,
+    neither judge nor are judged here) nearest each; returns those retired."""
     from cms.observations.neighbours import supersede_neighbours
-    from cms.observations.vectors import stored_vectors
+    from cms.observations.vectors import passage_keys, stored_vectors
 
     stored, blobs = stored_vectors(store, embedder.model_id)
-    where = {key: i for i, key in enumerate(stored)}
-    probes = [where[k] for k in keys if k in where]
+    passages = passage_keys(store)
+    wanted = set(keys)
     pairs = []
-    for probe, found in zip(probes, embedder.neighbours(probes, blobs, NEIGHBOURS), strict=True):
-        new = stored[probe]
-        pairs += [(new, stored[i]) for _cos, i in found if stored[i][:1] == new[:1]]
+    for prefix in ("F", "O"):
+        group = [i for i, k in enumerate(stored) if k[:1] == prefix and k not in passages]
+        probes = [n for n, i in enumerate(group) if stored[i] in wanted]
+        found = embedder.neighbours(probes, [blobs[i] for i in group], NEIGHBOURS)
+        for probe, near in zip(probes, found, strict=True):
+            pairs += [(stored[group[probe]], stored[group[n]]) for _cos, n in near]
     return supersede_neighbours(store, pairs)
 
 

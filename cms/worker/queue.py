@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cms import paths
-from cms.hooks.queue import JOB_SUFFIX, JOB_VERSION, LOCK_NAME, add_job, chat_queue_dir_str
+from cms.hooks.queue import JOB_SUFFIX, JOB_VERSION, LOCK_NAME, add_job, chat_queue_dir
 from cms.hooks.statefile import write_state
 from cms.log import log_event
 from cms.privatefile import make_dirs
@@ -41,11 +41,6 @@ class Job:
         return self.path.name
 
 
-def chat_queue_dir(session_id: str) -> Path:
-    """The queue folder of one chat."""
-    return Path(chat_queue_dir_str(session_id))
-
-
 def enqueue(session_id: str, kind: str, payload: dict[str, Any]) -> Path:
     """Add a job at the end of the chat's queue; return its file."""
     return Path(add_job(session_id, kind, payload))
@@ -53,7 +48,7 @@ def enqueue(session_id: str, kind: str, payload: dict[str, Any]) -> Path:
 
 def list_jobs(session_id: str) -> list[Path]:
     """The chat's pending job files, oldest first."""
-    folder = chat_queue_dir(session_id)
+    folder = Path(chat_queue_dir(session_id))
     try:
         names = os.listdir(folder)
     except OSError:
@@ -140,7 +135,7 @@ def _trim_failed(folder: Path) -> None:
 
 
 def failed_jobs(session_id: str) -> list[Path]:
-    folder = chat_queue_dir(session_id) / FAILED_DIR
+    folder = Path(chat_queue_dir(session_id), FAILED_DIR)
     try:
         return sorted(p for p in folder.iterdir() if p.name.endswith(JOB_SUFFIX))
     except OSError:
@@ -174,7 +169,7 @@ def queued_sessions() -> list[str]:
 def worker_pid(session_id: str) -> int | None:
     """The pid written by the last worker of this chat (it may have exited since)."""
     try:
-        text = (chat_queue_dir(session_id) / LOCK_NAME).read_text(encoding="utf-8").strip()
+        text = Path(chat_queue_dir(session_id), LOCK_NAME).read_text(encoding="utf-8").strip()
     except OSError:
         return None
     return int(text) if text.isdigit() else None

@@ -198,9 +198,9 @@ def test_each_injection_is_logged_with_its_size_and_the_first_prompt_names_the_c
     assert call("UserPromptSubmit", prompt) is None
     state = inject.load_state(SESSION)
     assert state.first.startswith("Set up the deploy with key ")
-    assert secret not in state.first and secret not in Path(
-        inject.state_path_str(SESSION)
-    ).read_text(encoding="utf-8")
+    assert secret not in state.first and secret not in Path(inject.state_path(SESSION)).read_text(
+        encoding="utf-8"
+    )
     assert [entry[1:3] for entry in state.log] == [["SessionStart", len(start)]]
     call("SessionStart", {"session_id": SESSION, "cwd": str(tmp_path), "source": "compact"})
     again = inject.load_state(SESSION)

@@ -285,7 +285,7 @@ def test_a_planted_secret_never_reaches_the_queue_map_store_or_log(tmp_path: Pat
         for path in (first_only, transcript):
             payload = stop_payload(path, last_assistant_message=last)
             assert_clean_reply(run_hook_process("Stop", payload))
-        queued = all_text_under(queue.chat_queue_dir(SESSION))
+        queued = all_text_under(Path(queue.chat_queue_dir(SESSION)))
         assert "staging" in queued  # the Stop's last message is there, redacted
         assert_no_secret(queued, "the queue files")
     finally:

@@ -17,6 +17,7 @@ from cms.observations.capture import (
     observations_from_map,
 )
 from cms.observations.model import NewObservation
+from cms.observations.upkeep import archive_stale
 
 from .gitrepo import commit_file, git, make_repo, memory
 
@@ -46,7 +47,7 @@ def test_secrets_are_redacted_before_they_reach_the_store(plain: Path) -> None:
             agent="claude",
             cwd=plain,
         )
-    raw = b"".join(p.read_bytes() for p in mem.store.path.parent.glob("observations.db*"))
+    raw = b"".join(p.read_bytes() for p in Path(mem.store.path).parent.glob("observations.db*"))
     assert SECRET.encode() not in raw
     with memory(plain) as mem:
         obs = mem.store.list_observations()[0]
@@ -123,7 +124,7 @@ def test_a_candidate_matching_an_archived_one_brings_it_back(plain: Path) -> Non
             ),
             created_at=1.0,
         )
-        mem.store.archive_stale(now=10 * 86400.0, stale_after_days=1, max_importance=2)
+        archive_stale(mem.store, now=10 * 86400.0, stale_after_days=1, max_importance=2)
         assert mem.store.list_observations() == []
         outcomes = capture_with_outcomes(
             mem.store,

@@ -17,6 +17,7 @@ from cms.observations.export import (
 )
 from cms.observations.model import NewObservation, Observation
 from cms.observations.store import ObservationStore
+from cms.observations.upkeep import archive_stale
 
 FIELDS = ("kind", "title", "body", "files", "importance", "branch", "commit", "session", "agent")
 
@@ -46,7 +47,7 @@ def seeded(path: Path) -> ObservationStore:
         NewObservation("other", "Old trivia", "Files: `x` looks like a files line", (), 1),
         created_at=1_600_000_000.0,
     )
-    store.archive_stale(now=1_700_000_200.0, stale_after_days=30, max_importance=1)
+    archive_stale(store, now=1_700_000_200.0, stale_after_days=30, max_importance=1)
     return store
 
 

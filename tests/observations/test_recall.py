@@ -19,6 +19,7 @@ from cms.observations.recall import (
 )
 from cms.observations.scope import BranchScope
 from cms.observations.store import ObservationStore
+from cms.observations.upkeep import archive_stale
 
 DAY = 86400.0
 NOW = 1_800_000_000.0
@@ -163,7 +164,7 @@ def test_superseded_and_archived_observations_are_not_recalled(store: Observatio
         lambda c: c.execute("UPDATE observations SET superseded_by = ? WHERE id = ?", (new, old))
     )
     archived = add(store, "Auth cookie flags", "httpOnly and secure", importance=1, created_at=1.0)
-    store.archive_stale(now=NOW, stale_after_days=30, max_importance=1)
+    archive_stale(store, now=NOW, stale_after_days=30, max_importance=1)
     hits = recall(store, "auth library cookie", scope=EVERYWHERE, now=NOW)
     assert ids(hits) == [new]
     assert archived not in ids(hits)
@@ -289,3 +290,23 @@ def test_observation_line_never_cuts_a_word_and_shows_a_whole_first_sentence() -
 )
 def test_ages_read_like_speech(seconds: float, text: str) -> None:
     assert format_age(seconds) == text
+
+
+def test_each_recall_counts_a_use_and_a_used_item_ranks_a_little_higher(tmp_path: Path) -> None:
+    store = ObservationStore(tmp_path / "o.db", "p")
+    first = store.add(NewObservation("learning", "Note A", "the cache key holds the tenant"))
+    second = store.add(NewObservation("learning", "Note B", "the cache key holds the tenant"))
+    scope = BranchScope.everywhere()
+    hits = recall(store, "cache key tenant", scope=scope, limit=5, touch=False)
+    assert {h.observation.id for h in hits} == {first, second}
+    assert hits[0].score == pytest.approx(hits[1].score)  # equal until one is used (age aside)
+    for _ in range(5):
+        store.mark_recalled([second], time.time())
+    (used,) = [o for o in store.list_observations() if o.id == second]
+    assert used.use_count == 5 and used.last_recalled_at is not None
+    ranked = recall(store, "cache key tenant", scope=scope, limit=5, touch=False)
+    assert ranked[0].observation.id == second
+    assert ranked[0].score <= ranked[1].score * 1.05 + 1e-9  # a prior: at most 5% more
+    recall(store, "cache key tenant", scope=scope, limit=1)  # touch: the one returned counts
+    counts = {o.id: o.use_count for o in store.list_observations()}
+    assert counts == {first: 0, second: 6}

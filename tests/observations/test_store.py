@@ -14,6 +14,7 @@ from cms.errors import StoreError
 from cms.observations.migrations import MIGRATIONS, SCHEMA_VERSION, split_statements
 from cms.observations.model import NewObservation
 from cms.observations.store import ObservationStore
+from cms.observations.upkeep import archive_stale
 
 
 def fts_ids(store: ObservationStore, expr: str) -> list[int]:
@@ -176,11 +177,11 @@ def test_gc_archives_only_old_unrecalled_low_importance_observations(tmp_path: P
         )
         fresh = store.add(NewObservation("other", "fresh", importance=1), created_at=now - 5 * day)
         store.mark_recalled([recalled], now - 10 * day)
-        assert store.archive_stale(now=now, stale_after_days=90, max_importance=2) == 1
+        assert archive_stale(store, now=now, stale_after_days=90, max_importance=2) == 1
         assert store.get(stale).archived_at == now  # type: ignore[union-attr]
         assert {o.id for o in store.list_observations()} == {important, recalled, fresh}
         assert len(store.list_observations(include_archived=True)) == 4  # nothing deleted
-        assert store.archive_stale(now=now, stale_after_days=90, max_importance=2) == 0
+        assert archive_stale(store, now=now, stale_after_days=90, max_importance=2) == 0
 
 
 def test_kind_and_importance_are_normalised_and_an_empty_title_is_refused(tmp_path: Path) -> None:
@@ -200,7 +201,7 @@ def test_stats_count_live_archived_and_superseded_by_kind_and_branch(tmp_path: P
         store.add(NewObservation("decision", "a"), branch="main")
         store.add(NewObservation("bugfix", "b"))
         old = store.add(NewObservation("bugfix", "c", importance=1), created_at=1.0)
-        store.archive_stale(now=time.time(), stale_after_days=1, max_importance=1)
+        archive_stale(store, now=time.time(), stale_after_days=1, max_importance=1)
         stats = store.stats()
         assert (stats["total"], stats["live"], stats["archived"]) == (3, 2, 1)
         assert stats["by_kind"] == {"decision": 1, "bugfix": 1}

@@ -92,7 +92,7 @@ def test_the_worker_indexes_a_chat_and_cms_search_fuses_it(
     memory = open_project_memory(repo, create=False)
     assert memory is not None
     with memory:
-        db = Path(memory.store.path_str)
+        db = Path(memory.store.path)
     assert vector_count(db) > 0
     done = subprocess.run(
         [sys.executable, "-m", "cms", "search", "oauth implementation", "-k", "3"],

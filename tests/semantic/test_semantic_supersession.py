@@ -26,7 +26,7 @@ def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
 
 
 def superseded_by(store: ObservationStore, table: str, row_id: int) -> int | None:
-    with sqlite3.connect(store.path_str) as conn:
+    with sqlite3.connect(store.path) as conn:
         found = conn.execute(f"SELECT superseded_by FROM {table} WHERE id = ?", (row_id,))
         value = found.fetchone()[0]
     return None if value is None else int(value)
@@ -63,6 +63,25 @@ def test_neighbours_of_another_subject_or_branch_and_a_rebuild_retire_nothing(
     assert superseded_by(store, "observations", other_branch) is None
     assert superseded_by(store, "observations", other_subject) is None
     assert superseded_by(store, "observations", rebuilt) is not None
+
+
+def test_a_passage_never_retires_a_fact(embedder: Embedder, tmp_path: Path) -> None:
+    store = ObservationStore(tmp_path / "o.db", "p")
+
+    def add(conn: sqlite3.Connection, kind: str, text: str, stamp: float) -> int:
+        cursor = conn.execute(
+            "INSERT INTO facts (session, fact_id, sun, planet, text, kind, turn, created_at, "
+            "updated_at) VALUES ('chat-a', ?, 'Build', 'Migrations', ?, ?, 1, ?, ?)",
+            (f"x{stamp}", text, kind, stamp, stamp),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    fact = store.write(lambda c: add(c, "fact", FLYWAY, 100.0))
+    update_vectors(store, embedder, supersede=True)
+    store.write(lambda c: add(c, "passage", ALEMBIC, 200.0))
+    update_vectors(store, embedder, supersede=True)
+    assert superseded_by(store, "facts", fact) is None
 
 
 def test_a_fact_of_a_later_chat_retires_an_earlier_chat_fact_it_changes(
@@ -103,6 +122,12 @@ def test_the_worker_checks_neighbours_after_a_job_when_the_semantic_index_is_on(
     with memory:
         store = memory.store
         old = store.add(NewObservation("decision", "Migrations", FLYWAY), created_at=100.0)
-        store.add(NewObservation("decision", "Tooling", ALEMBIC), created_at=200.0)
+        store.add(NewObservation("decision", "Schema", ALEMBIC), created_at=150.0)
     assert update_semantic_index(str(repo), load_config()) == 2
+    assert superseded_by(store, "observations", old) is None  # a first indexing judges nothing
+    again = open_project_memory(repo, create=False)
+    assert again is not None
+    with again:
+        again.store.add(NewObservation("decision", "Tooling", ALEMBIC), created_at=200.0)
+    assert update_semantic_index(str(repo), load_config()) == 1
     assert superseded_by(store, "observations", old) is not None

@@ -157,7 +157,7 @@ def test_a_store_of_an_older_schema_is_reported_and_left_as_it_was(
     memory = open_project_memory(folder, create=True)
     assert memory is not None
     with memory:
-        db = Path(memory.store.path_str)
+        db = Path(memory.store.path)
         project = memory.project.id
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA user_version = 9")  # as an older cms left it

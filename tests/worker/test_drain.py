@@ -63,7 +63,7 @@ def log_text() -> str:
 def test_jobs_are_listed_oldest_first_and_written_whole() -> None:
     made = [queue_exchange(turn) for turn in range(1, 6)]
     assert queue.list_jobs(SESSION) == made
-    folder = queue.chat_queue_dir(SESSION)
+    folder = Path(queue.chat_queue_dir(SESSION))
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]
     job = queue.read_job(made[0])
     assert job is not None and job.kind == hook_queue.MAP_UPDATE and job.attempts == 0
@@ -99,7 +99,7 @@ def test_a_job_that_keeps_failing_is_set_aside_and_the_next_one_runs(
 
 
 def test_an_unreadable_job_file_is_set_aside(monkeypatch: pytest.MonkeyPatch) -> None:
-    folder = queue.chat_queue_dir(SESSION)
+    folder = Path(queue.chat_queue_dir(SESSION))
     folder.mkdir(parents=True)
     (folder / "00000000000000000001-00000001-0000.json").write_text("{not json", "utf-8")
     good = queue_exchange(1)
