@@ -8,9 +8,13 @@ checks constructor calls as for a dataclass. No other behaviour lives here.
 
 from __future__ import annotations
 
+import os
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from types import CodeType
     from typing import Any, ClassVar, Self, TypeVar, dataclass_transform
 
     T = TypeVar("T")
@@ -39,6 +43,7 @@ def _is_class_var(annotation: object) -> bool:
 
 
 _MISSING = object()
+_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__", "records")
 
 
 def _build_init(
@@ -66,8 +71,36 @@ def _build_init(
     if post_init:
         body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body)
-    exec(source, scope)  # generated from the class's own field names only
+    exec(_compiled(source), scope)  # generated from the class's own field names only
     return scope["__init__"]
+
+
+def _compiled(source: str) -> CodeType:
+    """The code of a generated __init__, kept beside the package's bytecode as Python keeps
+    .pyc files (compiling is most of what a record class costs a hook process to build)."""
+    import marshal
+    import zlib
+
+    name = f"{zlib.crc32(source.encode('utf-8')):08x}-{len(source)}.{sys.implementation.cache_tag}"
+    path = os.path.join(_CACHE, name)
+    try:
+        with open(path, "rb") as handle:
+            cached, code = marshal.loads(handle.read())
+        if cached == source:
+            return code  # type: ignore[no-any-return]
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    code = compile(source, "<cms.record>", "exec")
+    if not sys.dont_write_bytecode:
+        try:
+            os.makedirs(_CACHE, exist_ok=True)
+            temporary = f"{path}.{os.getpid()}.tmp"
+            with open(temporary, "wb") as handle:
+                handle.write(marshal.dumps((source, code)))
+            os.replace(temporary, path)
+        except OSError:
+            pass  # a read-only install compiles each time
+    return code
 
 
 def _frozen_setattr(self: object, name: str, value: object) -> None:

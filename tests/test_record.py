@@ -4,6 +4,8 @@ frozen records refuse assignment and hash."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cms.record import Record, field
@@ -97,3 +99,25 @@ class Tagged(Record, frozen=True):
 def test_post_init_runs_after_the_fields_are_set() -> None:
     tagged = Tagged("a", ["x", "y"])  # type: ignore[arg-type]
     assert tagged.tags == ("x", "y") and hash(tagged) == hash(Tagged("a", ("x", "y")))
+
+
+def test_generated_code_is_kept_beside_the_bytecode_and_checked_against_its_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from cms import record
+
+    cache = tmp_path / "records"
+    monkeypatch.setattr(record, "_CACHE", str(cache))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    source = "def __init__(self, a):\n    self.a = a"
+    first = record._compiled(source)
+    (kept,) = cache.iterdir()
+    assert record._compiled(source) == first
+    kept.write_bytes(b"not marshal data")  # a damaged or foreign file is compiled again
+    assert record._compiled(source) == first
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    other = "def __init__(self, b):\n    self.b = b"
+    record._compiled(other)
+    assert len(list(cache.iterdir())) == 1  # PYTHONDONTWRITEBYTECODE: nothing written

@@ -8,7 +8,6 @@ Reads through ObservationStore; knows nothing of hooks, the CLI or providers.
 
 from __future__ import annotations
 
-import math
 import time
 
 from cms.observations.dates import query_dates
@@ -40,7 +39,7 @@ MAX_CANDIDATES = 2000
 DATE_DAMPING = 0.5  # outside every date the query names
 IN_FORCE_POOL = 80  # standing rules read before branch visibility filters them
 USE_WEIGHT = 0.05  # uses move the ranking by at most 5%, as importance and age by 10% each
-USE_SATURATION = 20
+USE_HALF = 5
 SEMANTIC_POOL = 50  # observations nearest the query that join the lexical candidates
 
 
@@ -60,10 +59,9 @@ class RecalledObservation(Record):
 
 
 def usage(obs: Observation) -> float:
-    """0 for an item never injected or returned, rising to 1 at USE_SATURATION uses."""
-    if obs.use_count <= 0:
-        return 0.0
-    return min(1.0, math.log1p(obs.use_count) / math.log1p(USE_SATURATION))
+    """0 for an item never injected or returned, a half at USE_HALF uses, towards 1 after."""
+    uses = max(0, obs.use_count)
+    return uses / (uses + USE_HALF)
 
 
 def recency(obs: Observation, now: float) -> float:
@@ -93,8 +91,8 @@ def score_hits(
     weighted by its rarity among the hits (see term_weights).
     score = relevance * min(1, 0.8 + 0.1 * importance' + 0.1 * recency + USE_WEIGHT * use'),
     times DATE_DAMPING when the query names dates and the observation was captured outside all
-    of them; use' = log(1 + uses) / log(1 + USE_SATURATION), at most 1 (an item never used
-    scores as before uses were counted).
+    of them; use' = uses / (uses + USE_HALF) (an item never used scores as before uses were
+    counted).
     """
     relevances = text_relevance(
         [_text_of(obs) for obs, _ in hits],
