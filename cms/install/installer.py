@@ -56,13 +56,19 @@ def _print_diff(path: Path, change: Change, same: str) -> None:
     print(diff if diff else f"cms: {display_path(path)} {same}\n", end="")
 
 
+def _apply_recorded(change: Change) -> str:
+    """Write a planned change, record it for uninstall; the note naming its backup ("" when
+    none was made)."""
+    backup = apply_change(change)
+    record_change(record_home(), change, backup)
+    return f" (backup: {backup.name})" if backup else ""
+
+
 def _register_mcp(agent: str, path: Path, entry: dict[str, object], project: bool) -> None:
     """Write our MCP server entry (re-read now: the file may have changed since planning)."""
     change = plan_mcp_change(agent, path, entry)
-    backup = apply_change(change)
-    record_change(record_home(), change, backup)
+    note = _apply_recorded(change)
     if change.changed:
-        note = f" (backup: {backup.name})" if backup else ""
         print(f"cms: registered the MCP server in {display_path(path)}{note}")
     else:
         print(f"cms: {display_path(path)} already registers our MCP server; unchanged")
@@ -96,10 +102,8 @@ def install(options: InstallOptions) -> int:
     if not is_executable(cms):
         hint = "" if options.cms or options.venv else " (pass --cms PATH or --skip-venv)"
         raise InstallError(f"{cms} is not an executable file{hint}")
-    backup = apply_change(change)
-    record_change(record_home(), change, backup)
+    note = _apply_recorded(change)
     if change.changed:
-        note = f" (backup: {backup.name})" if backup else ""
         print(f"cms: wrote {len(events)} hooks to {display_path(path)}{note}")
     else:
         print(f"cms: {display_path(path)} already holds our hooks; unchanged")
