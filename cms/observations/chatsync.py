@@ -19,7 +19,7 @@ from cms.observations.capture import (
     kind_of_fact,
     observations_from_map,
 )
-from cms.observations.facts import clear_index, index_passages, retire_again, sync_chat
+from cms.observations.factsync import clear_index, index_passages, retire_again, sync_chat
 from cms.observations.matching import refresh_term_counts
 from cms.observations.recall import STANDING_KINDS
 from cms.record import Record

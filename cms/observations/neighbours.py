@@ -7,7 +7,8 @@ Knows nothing of how the neighbours were found: no model, no vectors, only item 
 
 from __future__ import annotations
 
-from cms.observations.facts import PASSAGE, fact_retires, read_fact
+from cms.observations.facts import PASSAGE, read_fact
+from cms.observations.factsync import fact_retires
 from cms.observations.model import COLUMNS, Observation, row_to_observation
 from cms.observations.store import ObservationStore
 from cms.observations.upkeep import observation_retires
