@@ -101,23 +101,60 @@ def test_post_init_runs_after_the_fields_are_set() -> None:
     assert tagged.tags == ("x", "y") and hash(tagged) == hash(Tagged("a", ("x", "y")))
 
 
-def test_generated_code_is_kept_beside_the_bytecode_and_checked_against_its_source(
+def test_generated_code_is_kept_in_one_file_beside_the_bytecode_and_a_damaged_one_is_rebuilt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import sys
 
     from cms import record
 
-    cache = tmp_path / "records"
+    cache = tmp_path / "pycache" / "records.tag"
     monkeypatch.setattr(record, "_CACHE", str(cache))
+    monkeypatch.setattr(record, "_codes", None)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    source = "def __init__(self, a):\n    self.a = a"
-    first = record._compiled(source)
-    (kept,) = cache.iterdir()
-    assert record._compiled(source) == first
-    kept.write_bytes(b"not marshal data")  # a damaged or foreign file is compiled again
-    assert record._compiled(source) == first
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    other = "def __init__(self, b):\n    self.b = b"
-    record._compiled(other)
-    assert len(list(cache.iterdir())) == 1  # PYTHONDONTWRITEBYTECODE: nothing written
+
+    class Two(Record):
+        a: int
+        b: list[int] = field(default_factory=list)
+
+    class Three(Record, frozen=True):
+        c: int
+        d: str = "x"
+
+    assert Two(1).b == [] and Three(2).d == "x"
+    assert [p.name for p in cache.parent.iterdir()] == ["records.tag"]
+    assert sorted(record._read_codes()) == ["frozen: c d=", "mutable: a b()"]
+    cache.write_bytes(b"not marshal data")  # a damaged or foreign file is compiled again
+    assert record._read_codes() == {}
+    monkeypatch.setattr(record, "_codes", None)  # a new process
+
+    class Again(Record):
+        a: int
+        b: list[int] = field(default_factory=list)
+
+    assert Again(1).b == [] and Again(1, [2]) == Again(1, [2])
+    assert sorted(record._read_codes()) == ["mutable: a b()"]
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # PYTHONDONTWRITEBYTECODE: no write
+
+    class Other(Record):
+        e: int
+
+    assert Other(2).e == 2 and sorted(record._read_codes()) == ["mutable: a b()"]
+    monkeypatch.setattr(record, "_generator_stamp", lambda: (1, 2))  # record.py changed since
+    assert record._read_codes() == {}
+
+
+def test_a_subclass_that_writes_its_own_init_still_gets_its_base_s_generated_one() -> None:
+    class Base(Record):
+        a: int
+        b: int = 2
+
+    class Named(Base):
+        label: str = ""
+
+        def __init__(self, a: int, label: str) -> None:
+            super().__init__(a, 5)
+            self.label = label
+
+    named = Named(1, "x")
+    assert (named.a, named.b, named.label) == (1, 5, "x") and Base(3).b == 2
