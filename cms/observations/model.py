@@ -7,7 +7,6 @@ open, query or write a database; store.py does.
 from __future__ import annotations
 
 import json
-import re
 
 from cms.errors import StoreError
 from cms.observations.migrations import KINDS
@@ -46,7 +45,7 @@ class NewObservation(Record, frozen=True):
         object.__setattr__(self, "files", tuple(self.files))  # a list given by a caller
 
 
-class Observation(Record, frozen=True):
+class Observation(Record):
     """A stored observation (times are Unix seconds). `shared_commit` means the capture commit
     was already on another branch (proves no merge)."""
 
@@ -78,7 +77,7 @@ class Observation(Record, frozen=True):
 
 def title_key(title: str) -> str:
     """The form of a title used to decide that two observations describe the same thing."""
-    return re.sub(r"\s+", " ", title.casefold()).strip(" .,:;!?-\u2014\u2013")
+    return " ".join(title.casefold().split()).strip(" .,:;!?-\u2014\u2013")
 
 
 def row_to_observation(row: Sequence[Any]) -> Observation:
