@@ -7,8 +7,8 @@ formula (coverage of rarity-weighted terms with BM25 strength). Knows nothing of
 from __future__ import annotations
 
 import math
-import re
 
+from cms.lazypattern import LazyPattern
 from cms.textindex import STOPWORDS, stem
 
 TYPE_CHECKING = False
@@ -24,7 +24,7 @@ MAX_TERMS = 24
 POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms only rerank
 CONJUNCTION_ROWS = 200  # rows an AND of common terms should leave, were they independent
 REFRESH_GROWTH = 0.05  # the share of new rows after which the vocabulary counts are taken again
-_TERM = re.compile(r"[^\W_]+", re.UNICODE)
+_TERM = LazyPattern(r"[^\W_]+")
 
 _EXTRA_STOPWORDS = frozenset(
     [
@@ -100,15 +100,28 @@ def or_expression(terms: Sequence[str]) -> str | None:
     return " OR ".join(f'"{t}"' for t in terms) if terms else None
 
 
-def term_patterns(terms: Sequence[str]) -> list[tuple[str, re.Pattern[str]]]:
-    """Per term: its light stem, and a pattern for that stem at the start of a word (the whole
-    word when short). The stem doubles as a fast substring test before the regex runs."""
-    patterns = []
-    for term in terms:
-        base = stem(term)
-        tail = "" if len(base) >= 4 else r"\b"
-        patterns.append((base, re.compile(r"\b" + re.escape(base) + tail)))
-    return patterns
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what re's \b counts as part of a word
+
+
+def holds_word_start(text: str, base: str, whole: bool) -> bool:
+    """Whether base occurs in text at the start of a word (as r"\b" + base would find it),
+    and when whole, ends a word there too (r"\b" + base + r"\b"). A scan with str.find rather
+    than a pattern per query term: compiling one costs more than searching every hit."""
+    start = text.find(base)
+    while start >= 0:
+        if start == 0 or not _is_word_char(text[start - 1]):
+            end = start + len(base)
+            if not whole or end >= len(text) or not _is_word_char(text[end]):
+                return True
+        start = text.find(base, start + 1)
+    return False
+
+
+def term_stems(terms: Sequence[str]) -> list[tuple[str, bool]]:
+    """Per term: its light stem, to be found at the start of a word, and whether the word must
+    end there too (short stems, which would otherwise start too many words)."""
+    return [(base, len(base) < 4) for base in map(stem, terms)]
 
 
 def term_weights(present: Sequence[Sequence[bool]], terms: int) -> list[float]:
@@ -135,17 +148,17 @@ def text_relevance(
     0.5 * s / (s + half)), s = -bm25, coverage the share of query terms it holds, each weighted
     by its rarity among the hits (term_weights). A term found only in the hit's context (the
     lower-cased words around it) earns CONTEXT_CREDIT of its weight."""
-    patterns = term_patterns(terms)
+    stems = term_stems(terms)
 
     def holds(text: str) -> list[bool]:
-        return [base in text and p.search(text) is not None for base, p in patterns]
+        return [holds_word_start(text, base, whole) for base, whole in stems]
 
     own = [holds(t) for t in texts]
     around = [holds(c) for c in contexts] if contexts is not None else None
     present = own if around is None else [
         [a or b for a, b in zip(x, y, strict=True)] for x, y in zip(own, around, strict=True)
     ]  # fmt: skip
-    weights = term_weights(present, len(patterns))
+    weights = term_weights(present, len(stems))
     total = sum(weights) or 1.0
     result = []
     for n, (bm25, row) in enumerate(zip(bm25s, own, strict=True)):

@@ -1,0 +1,40 @@
+"""What a query term counts as holding: the term's stem at the start of a word."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cms.observations.matching import holds_word_start, text_relevance
+
+_ALPHABET = st.sampled_from(list("ab_1 .-/éß中\n"))
+
+
+@given(
+    text=st.text(_ALPHABET, max_size=30),
+    base=st.text(_ALPHABET.filter(str.isalnum), min_size=1, max_size=4),
+    whole=st.booleans(),
+)
+def test_a_stem_is_held_exactly_where_a_word_boundary_pattern_would_find_it(
+    text: str, base: str, whole: bool
+) -> None:
+    pattern = r"\b" + re.escape(base) + (r"\b" if whole else "")
+    assert holds_word_start(text, base, whole) == (re.search(pattern, text) is not None)
+
+
+def test_a_stem_inside_a_word_or_a_short_stem_starting_a_longer_word_is_not_held() -> None:
+    assert holds_word_start("the deployment failed", "deploy", False)
+    assert not holds_word_start("redeploy it", "deploy", False)
+    assert holds_word_start("snake_case or db", "db", True)
+    assert not holds_word_start("dbname", "db", True)
+
+
+def test_relevance_counts_only_the_terms_a_hit_holds_at_a_word_start() -> None:
+    both, one = text_relevance(
+        ["we deploy with staging first", "a redeployment of staging"],
+        [-5.0, -5.0],
+        ["deploy", "staging"],
+    )
+    assert both > one > 0
