@@ -17,6 +17,7 @@ from collections import Counter
 from cms.transcripts.redact_rules import (
     ASSIGN_HINTS,
     AUTH_SCHEMES,
+    CANDIDATE_MIN,
     COMMAND_HINTS,
     ID_PREFIXES,
     MARK,
@@ -312,6 +313,8 @@ def _redact_once(rules: RedactRules, text: str) -> str:
         text = rules.sas_signature.sub(_redact_sas, text)
     if any(hint in low for hint in ASSIGN_HINTS):
         text = _redact_assignments(rules, text, text.lower())
+    if all(len(word) < CANDIDATE_MIN for word in text.split()):
+        return text  # a run of token characters never spans white space: none is long enough
     return rules.candidate.sub(
         lambda m: _marker("high_entropy") if looks_random(m.group(0)) else m.group(0), text
     )

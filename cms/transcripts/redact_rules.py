@@ -52,6 +52,7 @@ TOKEN_RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
         r"(?<![\w-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{10,}",
     ),
 )
+CANDIDATE_MIN = 20  # the shortest run of token characters judged as a possible random secret
 COMMAND_HINTS = ("mysql", "mariadb", "sshpass", "login", "redis-cli")
 ASSIGN_HINTS = ("pass", "pwd", "secret", "token", "key", "credential", "auth")
 
@@ -332,7 +333,9 @@ class RedactRules:
     # high-entropy candidates: long runs of base64/base64url characters
     @cached_property
     def candidate(self) -> re.Pattern[str]:
-        return re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_\-])")
+        return re.compile(
+            rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{CANDIDATE_MIN},}}={{0,2}}(?![A-Za-z0-9+/_\-])"
+        )
 
     @cached_property
     def wordy(self) -> re.Pattern[str]:
