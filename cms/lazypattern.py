@@ -14,14 +14,25 @@ if TYPE_CHECKING:
 
 
 class LazyPattern:
-    """re.compile(source, flags), done when a method is first called."""
+    """re.compile(source, flags), done when a method is first called.
 
-    __slots__ = ("_compiled", "flags", "source")
+    `hints`, when given, are words of which every match holds one (lower-case when the pattern
+    ignores case): a text holding none of them cannot match, and is answered without compiling.
+    """
 
-    def __init__(self, source: str, flags: int = 0) -> None:
+    __slots__ = ("_compiled", "flags", "hints", "source")
+
+    def __init__(self, source: str, flags: int = 0, hints: tuple[str, ...] = ()) -> None:
         self.source = source
         self.flags = flags
+        self.hints = hints
         self._compiled: re.Pattern[str] | None = None
+
+    def _cannot_match(self, text: str) -> bool:
+        if not self.hints:
+            return False
+        folded = text.lower() if self.flags & re.IGNORECASE else text
+        return not any(hint in folded for hint in self.hints)
 
     @property
     def compiled(self) -> re.Pattern[str]:
@@ -30,19 +41,19 @@ class LazyPattern:
         return self._compiled
 
     def search(self, text: str) -> re.Match[str] | None:
-        return self.compiled.search(text)
+        return None if self._cannot_match(text) else self.compiled.search(text)
 
     def match(self, text: str) -> re.Match[str] | None:
-        return self.compiled.match(text)
+        return None if self._cannot_match(text) else self.compiled.match(text)
 
     def findall(self, text: str) -> list[str]:
-        return self.compiled.findall(text)
+        return [] if self._cannot_match(text) else self.compiled.findall(text)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self.compiled.finditer(text)
+        return iter(()) if self._cannot_match(text) else self.compiled.finditer(text)
 
     def split(self, text: str) -> list[str]:
         return self.compiled.split(text)
 
     def sub(self, repl: str | Callable[[re.Match[str]], str], text: str) -> str:
-        return self.compiled.sub(repl, text)
+        return text if self._cannot_match(text) else self.compiled.sub(repl, text)

@@ -1,17 +1,18 @@
 """A small in-memory BM25 index over short texts, with a tokenizer that folds case and stems.
 
 Used by the local search selector and the local extractor; it knows nothing of maps or files.
-Pure standard library, cheap to import.
+Standard library only (patterns compiled on first use), cheap to import.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 
-_WORD = re.compile(r"[^\W_]+(?:[._/-][^\W_]+)*")  # words, kept whole across . _ / -
+from cms.lazypattern import LazyPattern
+
+_WORD = LazyPattern(r"[^\W_]+(?:[._/-][^\W_]+)*")  # words, kept whole across . _ / -
 STOPWORDS = frozenset(
     """
     a about above after again against all also am an and any are as at be because been
@@ -64,7 +65,7 @@ def stem(word: str) -> str:
     return base
 
 
-_JOINERS = re.compile(r"[._/-]")
+_JOINERS = LazyPattern(r"[._/-]")
 
 
 def tokenize(text: str) -> list[str]:

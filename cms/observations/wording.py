@@ -111,11 +111,13 @@ def is_question(text: str) -> bool:
 _RULE_WORDS = LazyPattern(
     r"\b(?:conventions?|rules?|standards?|guidelines?|practices?|polic(?:y|ies)|preferences?)\b",
     re.I,
+    hints=("convention", "rule", "standard", "guideline", "practice", "polic", "preference"),
 )
 _RULE_ASK = LazyPattern(
     r"\b(?:should|must|do|shall) (?:i|we)\b|\b(?:which|what) (?:\w+ )?(?:prefix|suffix|style|"
     r"name|naming|format|tool|version)\b|\bhow (?:do|should) (?:i|we)\b",
     re.I,
+    hints=("should ", "must ", "do ", "shall ", "which ", "what ", "how "),
 )
 
 

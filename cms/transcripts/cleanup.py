@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from cms.lazypattern import LazyPattern
 from cms.transcripts.exchange import Exchange, ToolCall
 from cms.transcripts.redact import redact_text
 
@@ -30,14 +31,18 @@ _MARGIN = 200  # characters kept past each side of a trim before redaction (a se
 LAST_RECORD = "last_record"  # Exchange.extra key: the id of the turn's last transcript record
 
 # Spans that are context injected by hooks (ours or the agent's), never what the user said.
-_INJECTED = re.compile(
+_INJECTED_TAGS = ("cms-memory", "system-reminder", "user-prompt-submit-hook")
+_INJECTED = LazyPattern(
     r"<(cms-memory|system-reminder|user-prompt-submit-hook)\b[^>]*>.*?(?:</\1>|\Z)",
     re.DOTALL | re.IGNORECASE,
+    hints=_INJECTED_TAGS,
 )
-_STRAY_CLOSE = re.compile(r"</(?:cms-memory|system-reminder|user-prompt-submit-hook)>", re.I)
-_LINE_NUMBERS = re.compile(r"^ *\d+→", re.MULTILINE)  # Read tool output: "    12→code"
-_BLANK_RUNS = re.compile(r"\n{3,}")
-_SPACES = re.compile(r"\s+")
+_STRAY_CLOSE = LazyPattern(
+    r"</(?:cms-memory|system-reminder|user-prompt-submit-hook)>", re.I, hints=_INJECTED_TAGS
+)
+_LINE_NUMBERS = LazyPattern(r"^ *\d+→", re.MULTILINE, hints=("→",))  # Read output: "  12→code"
+_BLANK_RUNS = LazyPattern(r"\n{3,}", hints=("\n\n\n",))
+_SPACES = LazyPattern(r"\s+")
 
 
 def strip_injected(text: str) -> str:
