@@ -9,7 +9,6 @@ never runs git (this is on the hook fast path).
 from __future__ import annotations
 
 import os
-import re
 
 from cms.record import Record
 
@@ -88,8 +87,21 @@ def _sha256_hex(data: bytes) -> str:
     return str(sha256(data).hexdigest())
 
 
+_SLUG_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
 def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:40] or "project"
+    """The name with each run of other characters than letters, digits, . _ - made one "-"
+    (a loop: a folder name is short, and a pattern costs a hook more to compile than to run)."""
+    parts: list[str] = []
+    replaced = False
+    for char in name:
+        if char in _SLUG_CHARS:
+            parts.append(char)
+        elif not replaced:
+            parts.append("-")
+        replaced = char not in _SLUG_CHARS
+    return "".join(parts).strip("-")[:40] or "project"
 
 
 def identify_project(cwd: StrPath) -> Project:
