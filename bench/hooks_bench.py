@@ -3,7 +3,9 @@
 Data: a chat map of 50 planets / 1,000 facts and a project store of 10,000 observations (or
 --observations) in a git repository made here; --chats N adds N other chats of 1,000 facts each
 to the project's fact index. Stop, SessionEnd and PreCompact start a detached worker; the script waits
-for it between runs (not timed). Usage: python bench/hooks_bench.py [--runs N] [--observations N]
+for it between runs (not timed). --instructions adds each hook's instruction count (valgrind),
+which does not move with the machine's load. Usage: python bench/hooks_bench.py [--runs N]
+[--observations N] [--chats N] [--instructions]
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.search_bench import WORDS, build_map
-from bench.timing import PYTHON, bench_env, cms_command, run_once
+from bench.timing import PYTHON, bench_env, cms_command, report_instructions, run_once
 
 SESSION = "bench-session-0001"
 WRITER_SESSION = "bench-writer-0001"  # Stop/SessionEnd/PreCompact change this chat, not SESSION
@@ -192,6 +194,9 @@ def main() -> None:
     parser.add_argument(
         "--chats", type=int, default=0, help="other chats of the project, 1,000 facts each, indexed"
     )
+    parser.add_argument(
+        "--instructions", action="store_true", help="also count instructions (needs valgrind)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -290,6 +295,15 @@ def main() -> None:
                 samples[name].append(measure(argv, env, json.dumps(payload).encode()))
             settle()
         report(bare, samples, args.runs)
+        if args.instructions:
+            report_instructions(
+                {
+                    name: (argv, json.dumps(payload).encode(), before)
+                    for name, (argv, payload, before) in cases.items()
+                },
+                env,
+            )
+            settle()
 
 
 def measure(argv: list[str], env: dict[str, str], stdin: bytes) -> tuple[float, float]:

@@ -4,6 +4,7 @@ Two cases: one chat map alone (`--map`, the old scope), and the whole project as
 command line searches it: `--chats` chat maps of `--facts` facts each, indexed in the project
 store, plus `--observations` observations (default 20 chats x 1,000 facts + 10,000).
 Usage: python bench/search_bench.py [--facts N] [--chats N] [--observations N] [--runs N]
+[--instructions] (adds instruction counts, valgrind)
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.timing import bench_env, cms_command, compare
+from bench.timing import bench_env, cms_command, compare, report_instructions
 from cms.map.model import new_map
 from cms.map.ops import apply_ops
 from cms.map.store import save_map
@@ -81,6 +82,9 @@ def main() -> None:
     parser.add_argument("--chats", type=int, default=20)
     parser.add_argument("--observations", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--instructions", action="store_true", help="also count instructions (needs valgrind)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -112,15 +116,14 @@ def main() -> None:
         one_map = [*cms, "search", "--map", str(paths.map_path(sessions[0])), query]
         project_wide = [*cms, "search", "--session", sessions[-1], query]
         os.chdir(repo)
-        compare(
-            {
-                f"cms search --map (one chat, {args.facts:,} facts)": (one_map, b""),
-                f"cms search --session (project: {count:,} facts + "
-                f"{args.observations:,} observations)": (project_wide, b""),
-            },
-            env,
-            runs=args.runs,
-        )
+        cases = {
+            f"cms search --map (one chat, {args.facts:,} facts)": (one_map, b""),
+            f"cms search --session (project: {count:,} facts + "
+            f"{args.observations:,} observations)": (project_wide, b""),
+        }
+        compare(cases, env, runs=args.runs)
+        if args.instructions:
+            report_instructions({k: (argv, i, None) for k, (argv, i) in cases.items()}, env)
 
 
 if __name__ == "__main__":

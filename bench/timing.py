@@ -2,17 +2,21 @@
 
 Runs every command with the real interpreter (not a pyenv shim) and PYTHONDONTWRITEBYTECODE
 unset, as on a user's machine; commands and the baseline are interleaved in one run so machine
-noise hits both. Prints ratios; never asserts a wall-clock threshold.
+noise hits both. Prints ratios; never asserts a wall-clock threshold. `count_instructions`
+gives the other figure: instructions executed (valgrind), the same from run to run, so that two
+versions can be compared where a busy machine blurs wall times.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,3 +74,36 @@ def compare(
         result[name] = (median, median / base)
         print(f"{name:<40} {median * 1000:8.1f} ms  {median / base:5.2f}x")
     return result
+
+
+def count_instructions(
+    argv: Sequence[str], env: Mapping[str, str], stdin: bytes = b""
+) -> int | None:
+    """Instructions the process executes (valgrind's cachegrind, "I refs"); None without
+    valgrind. Children it starts (the worker) are not counted."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    tool = [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    done = subprocess.run([*tool, *argv], input=stdin, env=env, capture_output=True, check=False)
+    found = re.search(rb"I\s+refs:\s+([\d,]+)", done.stderr)
+    return int(found.group(1).replace(b",", b"")) if found else None
+
+
+def report_instructions(
+    cases: Mapping[str, tuple[Sequence[str], bytes, Callable[[], None] | None]],
+    env: Mapping[str, str],
+) -> None:
+    """Each case's instruction count against bare `python -c pass` (once each: deterministic
+    but for the store's own changes; `before` runs first, untimed)."""
+    bare = count_instructions([PYTHON, "-c", "pass"], env)
+    if bare is None:
+        print("instructions: valgrind not found, skipped")
+        return
+    print(f"{'bare python -c pass':<40} {bare / 1e6:8.1f} M instr  1.00x")
+    for name, (argv, stdin, before) in cases.items():
+        if before:
+            before()
+        count = count_instructions(argv, env, stdin)
+        if count is not None:
+            print(f"{name:<40} {count / 1e6:8.1f} M instr  {count / bare:5.2f}x")
