@@ -210,14 +210,15 @@ CACHE_NAME = ".config-cache.json"  # the parsed config file, keyed by its path a
 def _parsed_toml(path: str, raw: bytes) -> dict[str, Any]:
     """The config file's TOML as a dict: from the cache beside the data when it holds these very
     bytes (so the hooks do not import tomllib), else parsed and cached."""
-    import json
     import zlib
+
+    from cms import jsonio
 
     key = f"{path}:{len(raw)}:{zlib.crc32(raw):08x}"
     cache = os.path.join(paths.cms_home(), CACHE_NAME)
     try:
         with open(cache, encoding="utf-8") as handle:
-            cached = json.load(handle)
+            cached = jsonio.loads(handle.read())
         if isinstance(cached, dict) and cached.get("key") == key:
             return dict(cached["data"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -233,7 +234,7 @@ def _parsed_toml(path: str, raw: bytes) -> dict[str, Any]:
     try:
         from cms.privatefile import write_atomically
 
-        write_atomically(cache, json.dumps({"key": key, "data": data}).encode("utf-8"))
+        write_atomically(cache, jsonio.dumps({"key": key, "data": data}).encode("utf-8"))
     except (OSError, TypeError, ValueError):
         pass  # a value JSON cannot hold (a TOML date) or a read-only home: parse next time
     return data

@@ -15,7 +15,7 @@ import typer
 from cms.chats import locate_map
 from cms.console import config_checked, load_command_config, print_json
 from cms.errors import OpsError
-from cms.jsonio import JSONDecodeError, parse_json
+from cms.jsonio import parse_json
 from cms.map.model import CorrelationMap
 from cms.map.render import render_full, render_index
 from cms.map.store import edit_map, load_map
@@ -56,7 +56,7 @@ def apply(
     raw = sys.stdin.buffer.read() if str(file) == "-" else _read_ops_file(file)
     try:
         answer = parse_json(raw)
-    except JSONDecodeError as exc:
+    except ValueError as exc:  # not UTF-8, not JSON
         raise OpsError(f"{file} is not valid JSON: {exc}") from exc
     config = load_command_config()
 

@@ -6,9 +6,9 @@ never as an error. No I/O here except the caller's bytes; no decisions about wha
 
 from __future__ import annotations
 
-import json
 import os
 
+from cms import jsonio
 from cms.record import Record
 
 TYPE_CHECKING = False
@@ -63,7 +63,7 @@ def parse_payload(raw: bytes) -> dict[str, Any] | None:
     if not raw.strip():
         return None
     try:
-        data = json.loads(raw.decode("utf-8", errors="replace"))
+        data = jsonio.loads(raw.decode("utf-8", errors="replace"))
     except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

@@ -7,10 +7,9 @@ thousand facts; any writer of the map invalidates it by writing. Reads maps, nev
 
 from __future__ import annotations
 
-import json
 import os
 
-from cms import paths
+from cms import jsonio, paths
 from cms.errors import CmsError
 from cms.hooks.statefile import write_state_quietly
 from cms.log import log_event
@@ -56,7 +55,7 @@ def view_of_map(cmap: CorrelationMap, budget: int) -> IndexView:
 def _read_cache(path: str, key: list[int]) -> IndexView | None:
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = jsonio.loads(handle.read())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("key") != key:

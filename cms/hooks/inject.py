@@ -7,12 +7,11 @@ per-chat injection state (<chat dir>/injected.json). It decides nothing about wh
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
-from cms import paths
+from cms import jsonio, paths
 from cms.hooks.statefile import write_state
 from cms.record import Record, field
 
@@ -219,7 +218,7 @@ def load_state(session_id: str) -> InjectionState:
     """What this chat was last shown; an empty state when unknown or unreadable."""
     try:
         with open(state_path(session_id), encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = jsonio.loads(handle.read())
     except (OSError, ValueError):
         return InjectionState()
     if not isinstance(data, dict):
@@ -281,6 +280,6 @@ def save_state(session_id: str, state: InjectionState) -> None:
 
 def hook_reply(event_name: str, context: str) -> str:
     """The JSON reply that adds context (SessionStart, UserPromptSubmit, PreToolUse)."""
-    return json.dumps(
+    return jsonio.dumps(
         {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
     )

@@ -7,10 +7,9 @@ A missing or unreadable cache is an empty prompt, never an error.
 
 from __future__ import annotations
 
-import json
 import os
 
-from cms import paths
+from cms import jsonio, paths
 from cms.hooks.statefile import write_state
 from cms.transcripts.redact import redact_text
 
@@ -30,7 +29,7 @@ def cached_prompt(session_id: str) -> str:
         with open(
             os.path.join(paths.chat_dir(session_id), PROMPT_CACHE), encoding="utf-8"
         ) as handle:
-            data = json.load(handle)
+            data = jsonio.loads(handle.read())
     except (OSError, ValueError):
         return ""
     prompt = data.get("prompt") if isinstance(data, dict) else None

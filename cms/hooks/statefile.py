@@ -8,8 +8,7 @@ prompt.
 
 from __future__ import annotations
 
-import json
-
+from cms import jsonio
 from cms.privatefile import write_atomically
 
 TYPE_CHECKING = False
@@ -21,7 +20,7 @@ def write_state(path: str, data: Any) -> None:
     """Replace path with data as JSON (folders made 0700 as needed, the file 0600); raise OSError
     on failure."""
     # one C call, not dump's chunks
-    write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+    write_atomically(path, jsonio.dumps(data, ensure_ascii=False).encode("utf-8"))
 
 
 def write_state_quietly(path: str, data: Any) -> None:

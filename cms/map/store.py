@@ -11,7 +11,7 @@ import os
 import zlib
 
 from cms.errors import CorruptMapError, MapError, MapNotFoundError
-from cms.jsonio import JSONDecodeError, dump_json, parse_json
+from cms.jsonio import dump_json, parse_json
 from cms.map.model import CorrelationMap, map_from_dict, new_map
 from cms.privatefile import write_atomically as replace_file
 
@@ -41,7 +41,7 @@ def parse_map(raw: bytes, path: StrPath) -> CorrelationMap:
     """A map from the bytes of its file; raise CorruptMapError or MapVersionError."""
     try:
         data = parse_json(raw)
-    except JSONDecodeError as exc:
+    except ValueError as exc:  # not UTF-8, not JSON
         raise CorruptMapError(f"map {path} is not valid JSON ({exc}); file kept as is") from exc
     try:
         return map_from_dict(data)

@@ -6,8 +6,9 @@ a miss; must not read refs or decide visibility (scope.py does).
 
 from __future__ import annotations
 
-import json
 import os
+
+from cms import jsonio
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class AncestryCache:
             if self.path is not None:
                 try:
                     with open(self.path, encoding="utf-8") as handle:
-                        data = json.load(handle)
+                        data = jsonio.loads(handle.read())
                     answers = data.get("ancestry", {}) if isinstance(data, dict) else {}
                     self._answers = {str(k): bool(v) for k, v in answers.items()}
                 except (OSError, ValueError, AttributeError):
@@ -76,7 +77,7 @@ class AncestryCache:
                 del answers[key]
         from cms.privatefile import write_atomically  # folders 0700, file 0600, no symlink
 
-        data = json.dumps({"version": 1, "ancestry": answers}).encode("utf-8")
+        data = jsonio.dumps({"version": 1, "ancestry": answers}).encode("utf-8")
         try:  # noqa: SIM105 - no contextlib on the hook path
             write_atomically(self.path, data)
         except OSError:

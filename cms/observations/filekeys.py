@@ -8,11 +8,10 @@ building the notes from the store is filenotes.py's.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
-from cms import paths
+from cms import jsonio, paths
 
 NOTES_NAME = "file-notes.json"
 NOTES_VERSION = 1
@@ -82,7 +81,7 @@ def read_notes(project_id: str) -> tuple[dict[str, list[str]], dict[str, list[ob
     notes or they are unreadable."""
     try:
         with open(notes_path(project_id), encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = jsonio.loads(handle.read())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("version") != NOTES_VERSION:

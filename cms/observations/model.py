@@ -6,8 +6,7 @@ open, query or write a database; store.py does.
 
 from __future__ import annotations
 
-import json
-
+from cms import jsonio
 from cms.errors import StoreError
 from cms.observations.migrations import KINDS
 from cms.record import Record
@@ -82,7 +81,7 @@ def title_key(title: str) -> str:
 
 def row_to_observation(row: Sequence[Any]) -> Observation:
     try:
-        files = tuple(str(f) for f in json.loads(row[5] or "[]"))
+        files = tuple(str(f) for f in jsonio.loads(row[5] or "[]"))
     except (ValueError, TypeError):
         files = ()
     return Observation(

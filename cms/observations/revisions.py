@@ -8,12 +8,12 @@ one write transaction. Knows nothing of the CLI, hooks or MCP.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from cms import jsonio
 from cms.errors import StoreError
 from cms.observations.capture import (
     CaptureOutcome,
@@ -84,7 +84,7 @@ def update_observation(
                 new.title,
                 title_key(new.title),
                 new.body,
-                json.dumps(list(new.files), ensure_ascii=False),
+                jsonio.dumps(list(new.files), ensure_ascii=False),
                 new.importance,
                 stamp,
                 observation_id,

@@ -9,11 +9,10 @@ prompt hook's path).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
-from cms import paths, privatefile
+from cms import jsonio, paths, privatefile
 from cms.errors import StoreError
 from cms.observations.migrations import SCHEMA_VERSION, apply_migrations
 from cms.observations.model import (
@@ -72,7 +71,7 @@ def insert_observation(
             new.title,
             title_key(new.title),
             new.body,
-            json.dumps(list(new.files), ensure_ascii=False),
+            jsonio.dumps(list(new.files), ensure_ascii=False),
             new.importance,
             branch,
             commit,

@@ -28,6 +28,7 @@ HEAVY = (
     "anthropic",
     "contextlib",
     "dataclasses",
+    "json",  # its pure-Python layer compiles six patterns; cms.jsonio drives the C codec
     "jsonschema",
     "mcp",
     "pathlib",
@@ -43,7 +44,7 @@ SESSION = "chat-imports"
 
 PROBE = textwrap.dedent(
     """
-    import json, sys
+    import sys
     out = sys.argv.pop()
     from cms.entry import main
     try:
@@ -51,7 +52,7 @@ PROBE = textwrap.dedent(
     except SystemExit:
         pass
     with open(out, "w", encoding="utf-8") as handle:
-        json.dump(sorted(sys.modules), handle)
+        handle.write(" ".join(sorted(sys.modules)))
     """
 )
 
@@ -69,8 +70,8 @@ def clean_run(args: list[str], **kwargs: Any) -> subprocess.CompletedProcess[byt
 @functools.cache
 def startup_modules() -> frozenset[str]:
     """What the bare interpreter loads before cms runs."""
-    done = clean_run(["-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"], check=True)
-    return frozenset(json.loads(done.stdout))
+    done = clean_run(["-c", "import sys; print('\\n'.join(sorted(sys.modules)))"], check=True)
+    return frozenset(done.stdout.decode("utf-8").split())
 
 
 def modules_after_hook(event: str, payload: dict[str, object], out: Path) -> set[str]:
@@ -78,7 +79,7 @@ def modules_after_hook(event: str, payload: dict[str, object], out: Path) -> set
         ["-c", PROBE, "hook", event, str(out)], input=json.dumps(payload).encode(), check=False
     )
     assert done.returncode == 0 and done.stderr == b"", done.stderr
-    loaded = set(json.loads(out.read_text(encoding="utf-8")))
+    loaded = set(out.read_text(encoding="utf-8").split())
     assert f"cms.hooks.{HANDLER_MODULES[event]}" in loaded  # the probe really ran the hook
     assert [m for m in loaded if m.split(".")[:2] == ["cms", "worker"]] == []  # nor the worker
     return loaded - startup_modules()
@@ -162,7 +163,7 @@ def test_the_search_command_imports_nothing_heavy(project: Path, tmp_path: Path)
     out = tmp_path / "modules.json"
     done = clean_run(["-c", PROBE, "search", "--session", SESSION, "postgres", str(out)])
     assert done.returncode == 0 and b"Use Postgres for billing" in done.stdout, done
-    loaded = set(json.loads(out.read_text(encoding="utf-8"))) - startup_modules()
+    loaded = set(out.read_text(encoding="utf-8").split()) - startup_modules()
     assert "cms.search.project" in loaded  # the probe really searched the project
     assert [m for m in HEAVY if m in loaded] == []
 
