@@ -61,6 +61,7 @@ def _line(obs: Observation | RecalledObservation, now: float, branch: str | None
     o = obs.observation if isinstance(obs, RecalledObservation) else obs
     flags = " [archived]" if o.archived_at is not None else ""
     flags += f" [superseded by #{o.superseded_by}]" if o.superseded_by is not None else ""
+    flags += f" [summarised into #{o.summarised_into}]" if o.summarised_into is not None else ""
     return f"#{o.id} {format_observation_line(obs, now, branch)}{flags}"
 
 
@@ -195,7 +196,11 @@ def list_command(
             current = memory.scope.branch
     if as_json:
         print_json(
-            [observation_record(o) | {"superseded_by": o.superseded_by} for o in observations]
+            [
+                observation_record(o)
+                | {"superseded_by": o.superseded_by, "summarised_into": o.summarised_into}
+                for o in observations
+            ]
         )
         return
     if not observations:
