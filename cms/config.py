@@ -40,6 +40,7 @@ class ProviderConfig(Record, frozen=True):
     update_model: str = "claude-haiku-4-5"
     search_model: str = "claude-haiku-4-5"
     observe_model: str = "claude-haiku-4-5"
+    summarise_model: str = "claude-haiku-4-5"
     timeout_seconds: float = 30.0
     max_retries: int = 2
     max_tokens: int = 2048

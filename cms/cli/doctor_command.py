@@ -72,6 +72,7 @@ def collect_report() -> tuple[dict[str, Any], bool]:
             "update": config.provider.update_model,
             "search": config.provider.search_model,
             "observe": config.provider.observe_model,
+            "summarise": config.provider.summarise_model,
         },
         "claude": claude,
         "credentials_set": _credentials(),

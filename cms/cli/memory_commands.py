@@ -1,5 +1,5 @@
 """Commands on the project observation store: recall, remember, forget, list, stats, export,
-import, gc.
+import (and the registration of gc, cms/cli/upkeep_command.py).
 
 Finds the project from --cwd (default: the current folder), calls cms.observations and prints
 one line per observation or JSON; every error is a CmsError and reaches the boundary in cms.cli.
@@ -14,9 +14,10 @@ from typing import Annotated, Any
 
 import typer
 
+from cms.cli.upkeep_command import gc
 from cms.console import config_checked, load_command_config, print_json
 from cms.errors import CmsError, StoreError
-from cms.observations.access import ProjectMemory, open_project_memory, read_project_memory
+from cms.observations.access import ProjectMemory, open_project_memory
 from cms.observations.capture import capture_with_outcomes
 from cms.observations.export import (
     export_json,
@@ -60,6 +61,7 @@ def _line(obs: Observation | RecalledObservation, now: float, branch: str | None
     o = obs.observation if isinstance(obs, RecalledObservation) else obs
     flags = " [archived]" if o.archived_at is not None else ""
     flags += f" [superseded by #{o.superseded_by}]" if o.superseded_by is not None else ""
+    flags += f" [summarised into #{o.summarised_into}]" if o.summarised_into is not None else ""
     return f"#{o.id} {format_observation_line(obs, now, branch)}{flags}"
 
 
@@ -194,7 +196,11 @@ def list_command(
             current = memory.scope.branch
     if as_json:
         print_json(
-            [observation_record(o) | {"superseded_by": o.superseded_by} for o in observations]
+            [
+                observation_record(o)
+                | {"superseded_by": o.superseded_by, "summarised_into": o.summarised_into}
+                for o in observations
+            ]
         )
         return
     if not observations:
@@ -378,63 +384,6 @@ def import_command(
         f"imported from {file}: {report.added} added, {report.superseding} replacing older ones, "
         f"{report.duplicates} already known, {report.older} older than stored, "
         f"{report.skipped} without a title"
-    )
-
-
-def gc(
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the plan and change nothing.")
-    ] = False,
-    cwd: CwdOpt = None,
-) -> None:
-    """Upkeep: archive observations not recalled for stale_after_days (config section
-    observations) whose importance is at most stale_max_importance, and fold near-duplicates of
-    one subject into the newest. Nothing is deleted: archived ones stay in the store, folded
-    ones are the newer one's history (`cms get`)."""
-    from cms.observations.upkeep import (
-        apply_folds,
-        archive_observations,
-        fold_plan,
-        stale_observations,
-    )
-
-    settings = load_command_config().observations
-    folder = cwd or Path.cwd()
-    if dry_run:  # a plan opens the store read-only: not even a migration runs
-        memory = read_project_memory(identify_project(folder).id, str(folder))
-    else:
-        memory = _memory(folder, create=False)
-    now = time.time()
-    stale: list[Observation] = []
-    folds = []
-    if memory is not None:
-        with memory:
-            folds = fold_plan(memory.store)
-            folded = {f.older.id for f in folds} | {f.newer.id for f in folds}  # kept in use
-            stale = [
-                o
-                for o in stale_observations(
-                    memory.store,
-                    now=now,
-                    stale_after_days=settings.stale_after_days,
-                    max_importance=settings.stale_max_importance,
-                )
-                if o.id not in folded
-            ]
-            if not dry_run:
-                apply_folds(memory.store, folds)
-                archive_observations(memory.store, [o.id for o in stale], now)
-                write_file_notes(memory.store)
-    verb = ("would fold", "would archive") if dry_run else ("folded", "archived")
-    for fold in folds:
-        print(f"{verb[0]} {fold.describe()}")
-    if dry_run:
-        for obs in stale:
-            print(f"{verb[1]} #{obs.id} {obs.title!r}")
-    print(
-        f"{verb[1]} {len(stale)} observation{'s' if len(stale) != 1 else ''} not recalled for "
-        f"{settings.stale_after_days} days with importance <= {settings.stale_max_importance}; "
-        f"{verb[0]} {len(folds)} near-duplicate{'s' if len(folds) != 1 else ''}"
     )
 
 

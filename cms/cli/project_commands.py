@@ -54,6 +54,10 @@ def _print_item(item: dict[str, Any]) -> None:
     if "uses" in item:
         last = item.get("last_recalled_at") or "never"
         print(f"injected or recalled {item['uses']} times, last {last}")
+    if item.get("summary_of"):
+        print("summary of " + ", ".join(o["id"] for o in item["summary_of"]) + " (archived):")
+        for original in item["summary_of"]:
+            print(f"  ({original['id']}, {original['updated_at']}): {original['text']}")
     for old in item["history"]:
         print(f"  was ({old['id']}, {old['updated_at']}): {old['text']}")
 

@@ -56,22 +56,33 @@ def item_state(superseded_by: int | str | None, archived: bool, prefix: str = ""
     return "archived" if archived else "in force"
 
 
+def _version(obs: Observation) -> dict[str, Any]:
+    return {
+        "id": f"O{obs.id}",
+        "text": f"{obs.title} \u2014 {obs.body}",
+        "updated_at": iso(obs.updated_at),
+    }
+
+
 def observation_item(store: ObservationStore, obs: Observation) -> dict[str, Any]:
+    """An observation whole: its state, the versions it replaced (history) and, for a summary
+    written by `cms gc`, the originals it summarises (summary_of); an original names its summary
+    (summarised_into) and says so in its state while archived."""
+    from cms.observations.summaries import summarised_originals
+
+    state = item_state(obs.superseded_by, obs.archived_at is not None, prefix="O")
+    if state == "archived" and obs.summarised_into is not None:
+        state = f"archived, summarised into O{obs.summarised_into}"
     return observation_record(obs) | {
         "id": f"O{obs.id}",
         "type": "observation",
         "source_fact": obs.source,
         "turn": obs.turn,
         "uses": obs.use_count,
-        "state": item_state(obs.superseded_by, obs.archived_at is not None, prefix="O"),
-        "history": [
-            {
-                "id": f"O{o.id}",
-                "text": f"{o.title} \u2014 {o.body}",
-                "updated_at": iso(o.updated_at),
-            }
-            for o in replaced_observations(store, obs)
-        ],
+        "state": state,
+        "summarised_into": None if obs.summarised_into is None else f"O{obs.summarised_into}",
+        "summary_of": [_version(o) for o in summarised_originals(store, obs.id)],
+        "history": [_version(o) for o in replaced_observations(store, obs)],
     }
 
 

@@ -207,6 +207,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE observations ADD COLUMN use_count INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        "013_observation_summary",
+        """
+        ALTER TABLE observations ADD COLUMN summarised_into INTEGER;
+        CREATE INDEX observations_summarised ON observations (summarised_into)
+        WHERE summarised_into IS NOT NULL;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -24,7 +24,7 @@ MAX_CONTEXT = 1000  # the words around an observation (sibling facts, the turn b
 COLUMNS = (
     'id, project, kind, title, body, files, importance, branch, "commit", shared_commit, '
     "session, agent, created_at, updated_at, last_recalled_at, superseded_by, archived_at, "
-    "source, turn, context, use_count"
+    "source, turn, context, use_count, summarised_into"
 )
 
 
@@ -69,6 +69,7 @@ class Observation(Record):
     turn: int | None = None
     context: str = ""
     use_count: int = 0  # how often it was injected or returned by recall (last: last_recalled_at)
+    summarised_into: int | None = None  # the summary that `cms gc` archived it behind
 
     def __repr__(self) -> str:
         return f"Observation(id={self.id!r}, kind={self.kind!r}, title={self.title!r}, branch={self.branch!r})"
@@ -106,6 +107,7 @@ def row_to_observation(row: Sequence[Any]) -> Observation:
         turn=row[18],
         context=row[19] or "",
         use_count=int(row[20] or 0),
+        summarised_into=row[21],
     )
 
 

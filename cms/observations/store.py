@@ -327,7 +327,8 @@ class ObservationStore:
         """Delete observations by id, by branch or by session (with the session's indexed facts
         and passages); returns how many observations went.
 
-        What the deleted ones superseded becomes live again.
+        What the deleted ones superseded becomes live again; so do the originals of a deleted
+        summary (`cms gc`), out of the archive.
         """
         clauses: list[tuple[str, tuple[Any, ...]]] = []
         id_list = list(ids)
@@ -347,6 +348,11 @@ class ObservationStore:
                 c.execute(
                     f"UPDATE observations SET superseded_by = NULL WHERE superseded_by IN "
                     f"(SELECT id FROM observations WHERE {clause})",
+                    args,
+                )
+                c.execute(
+                    "UPDATE observations SET summarised_into = NULL, archived_at = NULL WHERE "
+                    f"summarised_into IN (SELECT id FROM observations WHERE {clause})",
                     args,
                 )
                 count += c.execute(f"DELETE FROM observations WHERE {clause}", args).rowcount

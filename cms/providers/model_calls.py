@@ -1,4 +1,5 @@
-"""The three model calls of cms: ops for a chat map, fact numbers for search, observations.
+"""The model calls of cms: ops for a chat map, fact numbers for search, observations, and the
+summary of a group of stale observations (`cms gc`).
 
 Each call loads its prompt, checks the daily budget, redacts the request, calls the provider,
 records the tokens and reads the answer (a JSON value, or numbers). Every failure is logged here
@@ -23,8 +24,13 @@ from cms.providers.prompts import load_prompt
 from cms.providers.usage import check_budget, record_usage, utc_now
 from cms.transcripts.redact import redact_text
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cms.providers.summary_schema import ProposedSummary
+
 Clock = Callable[[], datetime]
 SEARCH_MAX_TOKENS = 256
+SUMMARY_MAX_TOKENS = 1024
 
 _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.S)
 
@@ -311,3 +317,51 @@ def ask_for_observations(
         message = f"every observation of the answer was rejected ({len(reasons)})"
         raise _failure(message, provider=provider, purpose="observe", project=project)
     return accepted
+
+
+def ask_for_summary(
+    provider: ModelProvider,
+    config: Config,
+    *,
+    kind: str,
+    entries: Sequence[str],
+    source_chars: int,
+    project: str,
+    clock: Clock = utc_now,
+) -> ProposedSummary:
+    """One summary of a group of observations of one kind (entries: each rendered with its id,
+    oldest first), validated (cms.providers.summary_schema); source_chars bounds its length.
+
+    Raises SummaryAnswerError (logged) when the answer is unusable, ProviderError when the call
+    fails, BudgetExhaustedError when the daily budget is spent.
+    """
+    from cms.providers.summary_schema import SummaryAnswerError, validate_summary
+
+    prompt = "\n".join(
+        [
+            f"# {len(entries)} observations of kind {kind}, oldest first",
+            "<observations>",
+            "\n\n".join(entry.strip() for entry in entries),
+            "</observations>",
+            "",
+            'Answer with the JSON object {"title": "...", "body": "..."} only, or '
+            '{"skip": "..."} when they share no subject.',
+        ]
+    )
+    text = _call(
+        provider,
+        config,
+        purpose="summarise",
+        prompt=prompt,
+        model=config.provider.summarise_model,
+        max_tokens=min(SUMMARY_MAX_TOKENS, config.provider.max_tokens),
+        project=project,
+        clock=clock,
+    )
+    try:
+        return validate_summary(extract_json(text, dict), kind=kind, source_chars=source_chars)
+    except (ValueError, SummaryAnswerError) as exc:
+        problem = "not JSON" if not isinstance(exc, SummaryAnswerError) else str(exc)
+        message = f"summarise answer unusable: {_short(problem)}: {_short(text, 80) or 'empty'}"
+        log_event("warning", "summary_rejected", message, provider=provider.name, project=project)
+        raise SummaryAnswerError(message) from None

@@ -1,4 +1,4 @@
-"""The system prompts of the helper models (update, search, observe) and where they come from.
+"""The system prompts of the helper models (update, search, observe, summarise), and their source.
 
 Lookup order: the user's folder (config provider.prompts_dir, then $CMS_HOME/prompts), then the
 shipped copy (cms/prompts/ in an installed wheel, the top-level prompts/ of a source checkout),
@@ -13,7 +13,7 @@ from pathlib import Path
 from cms import paths
 from cms.config import Config
 
-PROMPT_NAMES = ("update", "search", "observe")
+PROMPT_NAMES = ("update", "search", "observe", "summarise")
 
 _FALLBACKS = {
     "update": (
@@ -35,6 +35,13 @@ _FALLBACKS = {
         "a JSON list of objects {kind, title, body, files, importance}; kind is one of decision, "
         "learning, bugfix, command, file_summary, preference, other; importance is 1-5. Answer "
         "[] when nothing is worth keeping."
+    ),
+    "summarise": (
+        "You receive a few old observations of one kind about one subject, each with an id, a "
+        "title and a body. Write ONE observation that keeps every distinct fact still worth "
+        "knowing (the newest wins where they disagree), using only what they say. Answer ONLY "
+        'with a JSON object {"title": "at most 80 characters", "body": "at most 800 '
+        'characters"}, or {"skip": "why"} when they do not share a subject.'
     ),
 }
 
