@@ -168,3 +168,11 @@ def test_stats_counts_the_user_tier(tmp_path: Path) -> None:
     assert "user tier (your preferences, every project): 1 live, 0 archived, 0 superseded" in text
     data = json.loads(ok("stats", "--json", "--cwd", str(repo)))
     assert data["observations"] is None and data["user"]["by_kind"] == {"preference": 1}
+
+
+def test_a_secret_never_reaches_the_user_tier() -> None:
+    secret = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 3
+    ok("remember", "--scope", "user", "--title", f"Always sign requests with {secret}")
+    raw = b"".join(p.read_bytes() for p in Path(paths.user_dir()).glob("observations.db*"))
+    assert raw and secret.encode() not in raw
+    assert "[REDACTED:" in ok("list", "--scope", "user")
