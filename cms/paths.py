@@ -96,6 +96,16 @@ def observations_db(project_id: str) -> str:
     return os.path.join(project_dir(project_id), OBSERVATIONS_DB)
 
 
+def user_dir() -> str:
+    """The user tier: personal preferences that follow the user into every project."""
+    return os.path.join(cms_home(), "user")
+
+
+def user_observations_db() -> str:
+    """The user tier's observation store: <CMS_HOME>/user/observations.db (made on first write)."""
+    return os.path.join(user_dir(), OBSERVATIONS_DB)
+
+
 def usage_path() -> str:
     """The token usage database."""
     return os.path.join(cms_home(), "usage.sqlite3")

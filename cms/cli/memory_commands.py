@@ -9,12 +9,24 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from cms.cli.stats_command import stats
 from cms.cli.upkeep_command import gc
+from cms.cli.user_tier import (
+    ScopeOpt,
+    forget_user,
+    list_user,
+    recall_user,
+    remember_user,
+    user_line,
+    user_record,
+    wants_user,
+)
 from cms.console import config_checked, load_command_config, print_json
 from cms.errors import CmsError, StoreError
 from cms.observations.access import ProjectMemory, open_project_memory
@@ -24,11 +36,11 @@ from cms.observations.export import (
     export_markdown,
     exported_observations,
     import_records,
-    iso,
     observation_record,
     parse_export,
 )
 from cms.observations.filenotes import write_file_notes
+from cms.observations.items import observation_number
 from cms.observations.memoryfile import (
     DEFAULT_BUDGET,
     VIEWS,
@@ -78,16 +90,18 @@ def recall_command(
     ] = None,
     cwd: CwdOpt = None,
 ) -> None:
-    """Print the stored observations relevant to QUERY that are visible on this branch."""
+    """Print the stored observations relevant to QUERY that are visible on this branch, and your
+    own preferences (the user tier, U ids) that this project does not overrule."""
     kinds = [_check_kind(k) for k in kind or []]
     config = load_command_config()
     floor = config.observations.min_relevance if min_relevance is None else min_relevance
     memory = _memory(cwd, create=False)
     hits: list[RecalledObservation] = []
-    if memory is not None:
-        from cms.semantic import print_notice, similarities_for
+    branch = None
+    with memory or nullcontext():
+        if memory is not None:
+            from cms.semantic import print_notice, similarities_for
 
-        with memory:
             hits = recall(
                 memory.store,
                 query,
@@ -99,22 +113,37 @@ def recall_command(
                 semantic_weight=config.semantic.weight,
             )
             branch = memory.scope.branch
+        mine = recall_user(
+            query,
+            limit=limit,
+            kinds=kinds or None,
+            min_relevance=floor,
+            project=memory,
+            beside=hits,
+        )
+    ranked = sorted(
+        [(h, False) for h in hits] + [(h, True) for h in mine], key=lambda p: -p[0].score
+    )
     now = time.time()
     if as_json:
         print_json(
             [
-                observation_record(h.observation)
+                (
+                    user_record(h.observation)
+                    if personal
+                    else observation_record(h.observation) | {"tier": "project"}
+                )
                 | {"score": round(h.score, 4), "relevance": round(h.relevance, 4)}
                 | {"visibility": h.visibility, "line": format_observation_line(h, now, branch)}
-                for h in hits
+                for h, personal in ranked[:limit]
             ]
         )
         return
-    if not hits:
+    if not ranked:
         print(f"no stored observation matches {query!r}")
         return
-    for hit in hits:
-        print(_line(hit, now, branch))
+    for hit, personal in ranked[:limit]:
+        print(user_line(hit, now) if personal else _line(hit, now, branch))
 
 
 def remember(
@@ -127,9 +156,13 @@ def remember(
     importance: Annotated[int, typer.Option("--importance", min=1, max=5)] = 3,
     session: Annotated[str, typer.Option("--session", help="Session id recorded.")] = "cli",
     cwd: CwdOpt = None,
+    scope: ScopeOpt = "project",
 ) -> None:
-    """Store one observation by hand (redacted, deduplicated, with branch and commit)."""
+    """Store one observation by hand (redacted, deduplicated, with branch and commit); with
+    --scope user, one of your own preferences, for every project (no branch)."""
     new = NewObservation(_check_kind(kind), title, body, tuple(files or ()), importance)
+    if wants_user(scope):
+        return remember_user(new, session)
     folder = cwd or Path.cwd()
     memory = _memory(folder, create=True)
     assert memory is not None
@@ -151,23 +184,34 @@ def remember(
 
 def forget(
     ids: Annotated[
-        list[int] | None, typer.Option("--id", help="Observation id (repeatable).")
+        list[str] | None, typer.Option("--id", help="Observation id: 12, O12 (U12) (repeatable).")
     ] = None,
     branch: Annotated[str | None, typer.Option("--branch", help="Every one of a branch.")] = None,
     session: Annotated[
         str | None, typer.Option("--session", help="Every one of a session.")
     ] = None,
     cwd: CwdOpt = None,
+    scope: ScopeOpt = "project",
 ) -> None:
-    """Delete observations for good: by id, by branch or by session (exactly one of them)."""
+    """Delete observations for good: by id, by branch or by session (exactly one of them); with
+    --scope user, items of the user tier (by id or session)."""
     given = sum(1 for x in (ids, branch, session) if x)
     if given != 1:
         raise typer.BadParameter("give exactly one of --id, --branch or --session")
+    if wants_user(scope):
+        return forget_user(ids or [], branch, session)
+    numbers = [observation_number(i) for i in ids or []]
+    if None in numbers:
+        bad = next(i for i, n in zip(ids or [], numbers, strict=True) if n is None)
+        where = "; add --scope user" if bad[:1] in "Uu" else ""
+        raise CmsError(f"{bad} is not an observation id of this project{where}")
     memory = _memory(cwd, create=False)
     count = 0
     if memory is not None:
         with memory:
-            count = memory.store.forget(ids=ids or (), branch=branch, session=session)
+            count = memory.store.forget(
+                ids=[n for n in numbers if n is not None], branch=branch, session=session
+            )
             write_file_notes(memory.store)
     print(f"forgot {count} observation{'s' if count != 1 else ''}")
 
@@ -180,8 +224,12 @@ def list_command(
     kind: Annotated[str | None, typer.Option("--kind", help="Only this kind.")] = None,
     branch: Annotated[str | None, typer.Option("--branch", help="Only this branch.")] = None,
     cwd: CwdOpt = None,
+    scope: ScopeOpt = "project",
 ) -> None:
-    """List the project's observations, oldest first (live ones unless --all)."""
+    """List the project's observations, oldest first (live ones unless --all); with --scope
+    user, your own preferences (the user tier, every project)."""
+    if wants_user(scope):
+        return list_user(as_json, include_all, _check_kind(kind) if kind else None, branch)
     memory = _memory(cwd, create=False)
     observations: list[Observation] = []
     current: str | None = None
@@ -209,85 +257,6 @@ def list_command(
     now = time.time()
     for obs in observations:
         print(_line(obs, now, current))
-
-
-def _map_counts() -> dict[str, Any]:
-    from cms.chats import chat_maps
-    from cms.map.store import load_map
-
-    counts = {"chats": 0, "suns": 0, "planets": 0, "facts": 0, "archived_planets": 0}
-    unreadable = 0
-    for path in chat_maps():
-        try:
-            cmap = load_map(path)
-        except CmsError:
-            unreadable += 1
-            continue
-        counts["chats"] += 1
-        counts["suns"] += len(cmap.suns)
-        counts["planets"] += len(cmap.planets())
-        counts["facts"] += cmap.fact_count()
-        counts["archived_planets"] += len(cmap.archive)
-    return counts | {"unreadable": unreadable}
-
-
-def _usage() -> dict[str, Any] | None:
-    try:
-        from cms.providers.usage import summarize_usage
-    except ImportError:
-        return None
-    result: dict[str, Any] = summarize_usage()
-    return result
-
-
-def stats(as_json: JsonOpt = False, cwd: CwdOpt = None) -> None:
-    """Counts of this project's observations, of every chat map, and model token usage."""
-    project = identify_project(cwd or Path.cwd())
-    memory = _memory(cwd, create=False)
-    store_stats: dict[str, Any] | None = None
-    if memory is not None:
-        with memory:
-            store_stats = memory.store.stats()
-            store_stats["path"] = str(memory.store.path)
-    maps = _map_counts()
-    usage = _usage()
-    data: dict[str, Any] = {
-        "project": project.id,
-        "root": str(project.root),
-        "observations": store_stats,
-        "maps": maps,
-        "usage": usage,
-    }
-    if as_json:
-        print_json(data)
-        return
-    print(f"project {project.id} ({project.root})")
-    if store_stats is None:
-        print("observations: none stored yet")
-    else:
-        print(
-            f"observations: {store_stats['live']} live, {store_stats['archived']} archived, "
-            f"{store_stats['superseded']} superseded ({store_stats['bytes']} bytes)"
-        )
-        for label in ("by_kind", "by_branch"):
-            items = store_stats[label]
-            if items:
-                text = ", ".join(f"{k} {v}" for k, v in sorted(items.items()))
-                print(f"  {label.replace('_', ' ')}: {text}")
-        if store_stats["newest"] is not None:
-            print(f"  newest: {iso(store_stats['newest'])}")
-    print(
-        f"maps: {maps['chats']} chats, {maps['suns']} topics, {maps['planets']} subtopics, "
-        f"{maps['facts']} facts, {maps['archived_planets']} archived subtopics"
-        + (f", {maps['unreadable']} unreadable" if maps["unreadable"] else "")
-    )
-    if usage is not None:
-        total, today = usage.get("total", {}), usage.get("today", {})
-        print(
-            f"model usage: {total.get('calls', 0)} calls, {total.get('input_tokens', 0)} in / "
-            f"{total.get('output_tokens', 0)} out tokens; today {today.get('calls', 0)} calls, "
-            f"{today.get('input_tokens', 0)} in / {today.get('output_tokens', 0)} out"
-        )
 
 
 EXPORT_FORMATS = ("md", "json", *VIEWS)

@@ -38,7 +38,8 @@ def _open(cwd: Path | None, session: str | None, *, create: bool = False) -> Pro
 
 
 def _print_item(item: dict[str, Any]) -> None:
-    where = item.get("path") or item.get("kind")
+    where = str(item.get("path") or item.get("kind"))
+    where += ", yours, every project" if item.get("tier") == "user" else ""
     print(f"{item['id']} [{where}] ({item['state']})")
     if item["type"] == "fact":
         print(item["text"])
@@ -64,14 +65,14 @@ def _print_item(item: dict[str, Any]) -> None:
 
 @config_checked
 def get(
-    ids: Annotated[list[str], typer.Argument(help="Ids as injected: O12, 1a2b3c4d/F7.")],
+    ids: Annotated[list[str], typer.Argument(help="Ids as injected: O12, 1a2b3c4d/F7, U3.")],
     session: SessionOpt = None,
     cwd: CwdOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Print stored items whole, with their state and the versions they replaced."""
-    with _open(cwd, session) as memory:
-        items = item_records(memory.store, ids)
+    """Print stored items whole, with their state and the versions they replaced (U ids: your
+    own preferences, the user tier, from any folder)."""
+    items = _records(ids, cwd, session)
     if as_json:
         print_json({"items": items})
         return
@@ -79,6 +80,32 @@ def get(
         if n:
             print()
         _print_item(item)
+
+
+def _records(ids: list[str], cwd: Path | None, session: str | None) -> list[dict[str, Any]]:
+    """The items in the order asked, each store opened once (the project's only when a project
+    id is asked for, the user tier's only for a U id)."""
+    from cms.observations.access import open_user_memory
+    from cms.observations.items import user_item_records
+    from cms.observations.usertier import user_number
+
+    items: list[dict[str, Any]] = []
+    memory = user = None
+    try:
+        for item in ids:
+            if user_number(item) is None:
+                memory = memory or _open(cwd, session)
+                items += item_records(memory.store, [item])
+                continue
+            user = user or open_user_memory()
+            if user is None:
+                raise UnknownItemError(f"no item {item}: the user tier is empty")
+            items += user_item_records(user.store, [item])
+    finally:
+        for opened in (memory, user):
+            if opened is not None:
+                opened.close()
+    return items
 
 
 @config_checked

@@ -1,9 +1,11 @@
-"""Project memory for injection: the rules in force, the session briefing and the prompt's few.
+"""Project memory for injection: the rules in force, the session briefing and the prompt's few,
+with the user tier's preferences beside the project's (the project's win on one subject).
 
 A thin adapter over cms.observations for the hooks: never creates a store (a project that never
-captured anything costs one stat), never runs git (the scope reads .git files and caches
-ancestry), returns (id, line) pairs ready to inject, every line starting with the id that
-`cms get` takes. Store failures are logged, not raised.
+captured anything, or a user who never had a preference stored, costs one stat each), never
+runs git (the scope reads .git files and caches ancestry), returns (id, line) pairs ready to
+inject, every line starting with the id that `cms get` takes. Store failures are logged, not
+raised.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import time
 
 from cms.errors import CmsError
 from cms.log import log_event
-from cms.observations.access import open_project_memory
+from cms.observations.access import open_project_memory, open_user_memory
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection
 
+    from cms.observations.access import ProjectMemory
     from cms.observations.model import Observation
     from cms.observations.recall import RecalledObservation
 
@@ -26,10 +29,10 @@ LINE_CHARS = 320  # past this a line shows its title and first whole sentence, a
 SHORTEST_RULE = 40  # budget left under which no further rule line is tried
 
 
-def _ids(obs: Observation) -> tuple[str, ...]:
+def _ids(obs: Observation, prefix: str = "O") -> tuple[str, ...]:
     from cms.observations.ids import item_aliases
 
-    return item_aliases(f"O{obs.id}", obs.source)
+    return item_aliases(f"{prefix}{obs.id}", obs.source)
 
 
 def note_line(obs: RecalledObservation, now: float, branch: str | None) -> Note:
@@ -51,36 +54,74 @@ def rule_line(found: RecalledObservation, branch: str | None) -> Note:
     return _ids(o), line
 
 
+def user_rule_line(found: RecalledObservation) -> Note:
+    """A rule of the user tier: its U id, the rule, and that it is the user's own."""
+    from cms.observations.recall import observation_text
+    from cms.observations.usertier import MARK, USER_PREFIX
+
+    o = found.observation
+    return _ids(o, USER_PREFIX), f"{USER_PREFIX}{o.id} {observation_text(o, LINE_CHARS)} ({MARK})"
+
+
+def _user_memory() -> ProjectMemory | None:
+    """The user tier when it exists (one stat when it does not); a store that cannot be opened
+    is logged and left out, so the project's memory still reaches the chat."""
+    try:
+        return open_user_memory()
+    except (CmsError, OSError) as exc:
+        log_event("warning", "user_tier_unreadable", str(exc))
+        return None
+
+
+def _close(*memories: ProjectMemory | None) -> None:
+    for memory in memories:
+        if memory is not None:
+            memory.close()
+
+
 def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Note]]:
-    """For SessionStart, from one opening of the project's store: the standing rules
-    (preferences, conventions, decisions) in force on this branch, most important and most
+    """For SessionStart, from one opening of the project's store (and of the user tier's, when
+    it exists): the standing rules (preferences, conventions, decisions) in force on this
+    branch and the user's own that the project does not overrule, most important and most
     recently confirmed first, within budget characters; and the briefing, the top other
-    observations (up to limit)."""
+    observations of the project (up to limit)."""
     if budget <= 0 and limit <= 0:
         return [], []
+    memory = user = None
     try:
         memory = open_project_memory(cwd, create=False)
-        if memory is None:
+        user = _user_memory() if budget > 0 else None
+        if memory is None and user is None:
             return [], []
         from cms.observations.recall import STANDING_KINDS, briefing, in_force
 
-        with memory:
-            now = time.time()
-            rules: list[Note] = []
-            used = 0
-            for found in in_force(memory.store, memory.scope, now=now) if budget > 0 else []:
-                if budget - used < SHORTEST_RULE:
-                    break
-                note = rule_line(found, memory.scope.branch)
-                if used + len(note[1]) + 3 > budget:
-                    continue  # a shorter one further down may still fit
-                rules.append(note)
-                used += len(note[1]) + 3
-            top = briefing(memory.store, memory.scope, limit, now=now, skip_kinds=STANDING_KINDS)
-            return rules, [note_line(r, now, memory.scope.branch) for r in top]
+        now = time.time()
+        branch = memory.scope.branch if memory is not None else None
+        found = in_force(memory.store, memory.scope, now=now) if memory and budget > 0 else []
+        ranked = [(rule, False) for rule in found]
+        if user is not None:
+            from cms.observations.usertier import merge_rules
+
+            ranked = merge_rules(found, in_force(user.store, user.scope, now=now))
+        rules: list[Note] = []
+        used = 0
+        for rule, personal in ranked:
+            if budget - used < SHORTEST_RULE:
+                break
+            note = user_rule_line(rule) if personal else rule_line(rule, branch)
+            if used + len(note[1]) + 3 > budget:
+                continue  # a shorter one further down may still fit
+            rules.append(note)
+            used += len(note[1]) + 3
+        if memory is None:
+            return rules, []
+        top = briefing(memory.store, memory.scope, limit, now=now, skip_kinds=STANDING_KINDS)
+        return rules, [note_line(r, now, branch) for r in top]
     except (CmsError, OSError) as exc:
         log_event("warning", "briefing_failed", str(exc))
         return [], []
+    finally:
+        _close(memory, user)
 
 
 def relevant_notes(
@@ -92,28 +133,32 @@ def relevant_notes(
     shown: Collection[str],
     session: str | None = None,
 ) -> list[Note]:
-    """Up to limit facts of the project's other chats and observations relevant to query that
-    this chat has not been shown yet (nothing superseded, the chat's own facts and the chats'
-    passages left out)."""
+    """Up to limit facts of the project's other chats, observations and user tier items relevant
+    to query that this chat has not been shown yet (nothing superseded, the chat's own facts and
+    the chats' passages left out, no user item the project overrules)."""
     if limit <= 0 or not query.strip():
         return []
+    memory = user = None
     try:
         memory = open_project_memory(cwd, create=False)
-        if memory is None:
+        user = _user_memory()
+        if memory is None and user is None:
             return []
         from cms.search.project import search_project
 
-        with memory:
-            now = time.time()
-            k = limit + min(len(shown), limit)
-            hits = search_project(memory, query, k=k, passages=False, other_than=session)
-            fresh = [
-                h for h in hits if h.relevance >= min_relevance and not set(h.aliases) & set(shown)
-            ][:limit]
-            recalled = [int(h.id[1:]) for h in fresh if h.id.startswith("O")]
-            if recalled:
-                memory.store.mark_recalled(recalled, now)
-            return [(h.aliases, h.render(now, session)) for h in fresh]
+        now = time.time()
+        k = limit + min(len(shown), limit)
+        hits = search_project(memory, query, k=k, passages=False, other_than=session, user=user)
+        fresh = [
+            h for h in hits if h.relevance >= min_relevance and not set(h.aliases) & set(shown)
+        ][:limit]
+        for tier, prefix in ((memory, "O"), (user, "U")):
+            recalled = [int(h.id[1:]) for h in fresh if h.id.startswith(prefix)]
+            if recalled and tier is not None:
+                tier.store.mark_recalled(recalled, now)
+        return [(h.aliases, h.render(now, session)) for h in fresh]
     except (CmsError, OSError) as exc:
         log_event("warning", "recall_failed", str(exc))
         return []
+    finally:
+        _close(memory, user)

@@ -1,4 +1,5 @@
-"""Opening the observation store and the branch scope of the project a folder belongs to.
+"""Opening the observation store and the branch scope of the project a folder belongs to, and
+of the user tier (the user's own store, shared by every project).
 
 Owns the one place that joins project identity, the store file and the ancestry cache file.
 Used by the hooks, the worker, the CLI and the MCP server; it imports only the standard library
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from cms.paths import StrPath
 
 GIT_CACHE_NAME = "git-cache.json"
+USER_PROJECT = "user"  # the project column of the user tier's rows, and its Project id
 
 
 class ProjectMemory:
@@ -82,3 +84,18 @@ def read_project_memory(project_id: str, folder: str = "") -> ProjectMemory | No
         project = Project(project_id, paths.project_dir(project_id), None)
         scope = BranchScope.everywhere()
     return ProjectMemory(project=project, store=store, scope=scope)
+
+
+def open_user_memory(*, create: bool = False, read_only: bool = False) -> ProjectMemory | None:
+    """The user tier (personal preferences, every project) as a ProjectMemory whose scope sees
+    everything (its items have no branch); None when create is False and it was never written:
+    one stat, nothing opened or imported (the prompt hook asks on every prompt)."""
+    path = paths.user_observations_db()
+    if not create and not os.path.exists(path):
+        return None
+    from cms.observations.scope import BranchScope
+    from cms.observations.store import ObservationStore
+
+    store = ObservationStore(path, USER_PROJECT, read_only=read_only and not create)
+    project = Project(USER_PROJECT, paths.user_dir(), None)
+    return ProjectMemory(project=project, store=store, scope=BranchScope.everywhere())

@@ -31,6 +31,7 @@ from cms.observations.wording import (
     is_courtesy,
     is_directive,
     is_firm,
+    is_personal,
     is_question,
     is_rule,
     is_specific,
@@ -366,6 +367,8 @@ def kind_of_fact(text: str) -> str:
     a preference, a made choice a decision, a problem with its cause or fix a bugfix, ..."""
     if is_vague(text):
         return "other"  # "I want you to adopt a specific coding style": names nothing
+    if is_personal(text):
+        return "preference"  # the user's own ("I prefer ...", "call me Sam"): the user tier's
     if is_rule(text) and not _CAUSE.search(text):
         return "decision" if guess_kind(text) == "decision" else "preference"
     kind = guess_kind(text)

@@ -21,15 +21,18 @@ from cms.observations.capture import (
 )
 from cms.observations.factsync import clear_index, index_passages, retire_again, sync_chat
 from cms.observations.matching import refresh_term_counts
+from cms.observations.personal import capture_personal, split_personal
 from cms.observations.recall import STANDING_KINDS
-from cms.record import Record
+from cms.record import Record, field
 
 
 class SyncResult(Record):
-    """What one sync did: the fact rows new or changed, the observations stored (ids)."""
+    """What one sync did: the fact rows new or changed, the observations stored (ids), and the
+    user tier's items stored (the chat's personal preferences, ids in the user's store)."""
 
     facts: list[int]
     observations: list[int]
+    personal: list[int] = field(default_factory=list)
 
 
 def sync_chat_memory(
@@ -42,7 +45,8 @@ def sync_chat_memory(
     prompts: Mapping[int, str] | None = None,
 ) -> SyncResult:
     """Sync one chat map into the project's fact index and promote its new standing facts
-    (prompts: the user's prompt by turn, the context of the facts of that turn)."""
+    (prompts: the user's prompt by turn, the context of the facts of that turn): the user's own
+    preferences to the user tier (see personal.py), the rest to the project."""
     stamp = time.time() if now is None else now
     changed = memory.store.write(lambda c: sync_chat(c, cmap, kind_of=kind_of_fact, now=stamp))
     if not changed:
@@ -53,12 +57,16 @@ def sync_chat_memory(
         fact_ids=[fact_id for _row, fact_id in changed],
         prompts=prompts,
     )
+    candidates, personal = split_personal(candidates)
     outcomes = capture_with_outcomes(
         memory.store, candidates, session=cmap.session_id, agent=agent, cwd=cwd, now=stamp
     )
     stored = [o.id for o in outcomes if o.status != "duplicate"]
+    mine = capture_personal(personal, session=cmap.session_id, agent=agent, now=stamp)
     memory.store.write(refresh_counts)
-    return SyncResult([row for row, _fact in changed], stored)
+    return SyncResult(
+        [row for row, _fact in changed], stored, [o.id for o in mine if o.status != "duplicate"]
+    )
 
 
 def refresh_counts(conn: Any, force: bool = False) -> None:

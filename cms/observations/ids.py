@@ -1,8 +1,8 @@
 """The ids agents see for chat facts and how observations name their source fact.
 
-A fact is "<chat tag>/F7" (the tag a checksum of the chat id), an observation "O7"; an
-observation promoted from a fact records "<chat id>/F7". Pure functions, imported on the hook
-path: nothing here may import the store or the fact index.
+A fact is "<chat tag>/F7" (the tag a checksum of the chat id), an observation "O7" (of the
+user tier "U7"); an observation promoted from a fact records "<chat id>/F7". Pure functions,
+imported on the hook path: nothing here may import the store or the fact index.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ def source_key(source: str) -> str:
 
 
 def item_aliases(item_id: str, source: str | None) -> tuple[str, ...]:
-    """The ids an item is known by: its own, and for an observation ("O7") promoted from a
-    chat's fact, that fact's key (what was shown under one is not shown again under the other)."""
-    if item_id.startswith("O") and source:
+    """The ids an item is known by: its own, and for an observation ("O7", or "U7" of the user
+    tier) promoted from a chat's fact, that fact's key (what was shown under one is not shown
+    again under the other)."""
+    if item_id[:1] in ("O", "U") and source:
         return (item_id, source_key(source))
     return (item_id,)

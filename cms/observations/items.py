@@ -127,3 +127,24 @@ def item_records(store: ObservationStore, wanted: list[str]) -> list[dict[str, A
             )
         items += [fact_item(store, f) for f in facts]
     return items
+
+
+def user_item_records(store: ObservationStore, wanted: list[str]) -> list[dict[str, Any]]:
+    """The records of items of the user tier (U12), in order, named by U ids (their state and
+    history too); UnknownItemError names the first unknown one."""
+    from cms.observations.usertier import USER_PREFIX, user_number
+
+    items = []
+    for item in wanted:
+        number = user_number(item)
+        obs = store.get(number) if number is not None else None
+        if obs is None:
+            raise UnknownItemError(f"no item {item} in the user tier (its ids look like U12)")
+        record = observation_item(store, obs) | {"id": f"{USER_PREFIX}{obs.id}", "tier": "user"}
+        if obs.superseded_by is not None:
+            record["state"] = f"superseded by {USER_PREFIX}{obs.superseded_by}"
+        record["history"] = [
+            old | {"id": USER_PREFIX + str(old["id"]).lstrip("O")} for old in record["history"]
+        ]
+        items.append(record)
+    return items

@@ -208,3 +208,119 @@ def is_specific(text: str) -> bool:
         or _ANCHOR.search(text)
         or _SOFTWARE.search(text)
     )
+
+
+# -- whose preference: the user's own (every project) or this project's ------------------------
+
+# A taste the speaker states about themself: standing by its nature ("I prefer ...", "I'd
+# rather ...", "I hate long preambles", "my preferred editor is vim", "the user prefers ...").
+# "like"/"love" count only with an object of their own, not a reaction to the work at hand
+# ("I like that", "I love this approach", "I'd like you to fix ...").
+_TASTE = LazyPattern(
+    r"\bi(?:'d| would)? (?:really |much |strongly |generally |usually |always |definitely )?"
+    r"(?:prefer|rather)\b"
+    r"|\bi (?:really |generally |usually |always |just |do(?:n'?t| not) |really don'?t )?"
+    r"(?:like|love|hate|dislike|enjoy|appreciate|can'?t stand|despise|detest)\b"
+    r"(?! (?:that|this|it|these|those|the|your|what|how|seeing)\b(?! when\b))"
+    r"|\bi(?:'m| am) (?:not )?(?:a (?:big )?fan of|fond of|used to)\b"
+    r"|\bmy (?:preference|preferred|favou?rite|native language|first language|name|pronouns?)\b"
+    r"|\b(?:the )?user (?:(?:really|strongly|generally|usually|always) )?(?:prefers|likes|"
+    r"dislikes|hates|wants|would like|'d like|expects|asked (?:you |me |us )?(?:to|for|not)|"
+    r"does not want|doesn'?t want|does not like|doesn'?t like)\b",
+    re.I,
+    hints=("i", "my", "user"),
+)
+# The user as the one addressed or asked: standing by its nature ("call me Sam") or with a
+# word that makes it last ("never ask me to confirm", "always tell me which files changed").
+_NAMING_ME = LazyPattern(r"\b(?:call|address|refer to) me\b", re.I, hints=("me",))
+_ME = LazyPattern(r"\b(?:me|myself)\b(?<!\blet me)", re.I, hints=("me",))
+_LASTING = LazyPattern(
+    r"\b(?:always|never|every time|each time|whenever|from now on|going forward|in (?:the )?"
+    r"future|by default|in general|don'?t|do not|no need to|stop|any ?more|ever again|again)\b",
+    re.I,
+)
+# How the user wants to be answered: the answer's language, length, tone and form.
+_ADDRESSING = LazyPattern(
+    r"\b(?:answer|reply|respond|talk|speak|communicate|chat|write to me|explain things)\w*"
+    r"(?: to me| back)? in (?!(?:the|a|an|this|that|these|those|your|my|our|code|detail)\b)"
+    r"[A-Z][a-z]+"  # "answer in French", "reply to me in German"
+    r"|\byour (?:answers?|repl(?:y|ies)|responses?|explanations?|messages|summar(?:y|ies)|"
+    r"tone|wording|prose|writing style)\b"
+    r"|\b(?:answers?|repl(?:y|ies)|responses?) (?:to me|should|must|need to|have to)\b"
+    r"|\bbe (?:more |less |very |extra |really )?(?:concise|brief|terse|succinct|direct|blunt|"
+    r"detailed|verbose|thorough|formal|informal|casual|polite|friendly)\b"
+    r"|\bkeep (?:it|things|them|answers|replies) (?:short|brief|concise|terse)\b",
+    re.I,
+)
+_ANSWER_VERB = LazyPattern(r"\b(?:answer|reply|respond|talk|speak|communicate)\b", re.I)
+# What places a rule in this project (or this chat) rather than with the user: the team ("we",
+# "our"), the project itself ("this repo", "the codebase", "here"), a path or a file of it.
+_PLACED = LazyPattern(
+    r"\b(?:we|we'?re|we'?ve|we'?ll|we'?d|our|ours|us|let'?s|team|everyone|everybody)\b"
+    r"|\b(?:this|the|our|that) (?:repo(?:sitory)?|project|codebase|code base|monorepo|"
+    r"workspace)\b"
+    r"|\b(?:this|our|these) (?:code|package|app|application|service|module|library|crate|"
+    r"folder|directory|files?|component|branch)\b"
+    r"|\b(?:this|the current) (?:session|chat|conversation|task|ticket|issue|pr)\b"
+    r"|\bhere\b|\w/\w"
+    r"|\b[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|toml|ya?ml|md|rs|go|java|kt|rb|sh|sql|css|"
+    r"html|c|h|cc|cpp|hpp|cfg|ini|env|lock)\b",
+    re.I,
+)
+
+
+# A definite thing of the project a taste names ("the orders database", "the migrations") or a
+# piece of its code (an identifier, a call, a quoted literal): "I prefer Postgres for the orders
+# database" is a choice for this project, "I prefer short functions" the user's own taste.
+_CONCRETE = LazyPattern(
+    r"\b(?:the|this|that|these|those|its)\s+(?:[\w-]+\s+){0,2}"
+    + _SOFTWARE.source
+    + r"|`[^`]+`|\b[a-z0-9]+_[a-z0-9_]+\b|(?-i:\b[A-Z][a-z]+[A-Z]\w*\b)"
+    r"|\w\(\)|(?<!\w)'[^'\s][^']{0,40}?'(?!\w)",
+    re.I,
+)
+
+
+def is_placed(text: str) -> bool:
+    """Whether a statement ties itself to this project or chat: the team ("we", "our"), the
+    project ("this repo", "the codebase", "here"), or a path or file of it."""
+    return bool(_PLACED.search(text))
+
+
+def is_personal(text: str) -> bool:
+    """Whether a statement is a preference the user holds about themself or about how they want
+    to be answered and worked with, in any project: their taste in the first person ("I prefer
+    ...", "I'd rather ...", "I hate ..."; "the user prefers ..." as a model writes it; not when it
+    names a thing or a piece of code of the project: "I prefer Postgres for the orders
+    database"), the user
+    addressed ("call me Sam"; "never ask me to confirm", with a word that makes it last), or the
+    form of the answers ("always answer in French", "keep your answers short", "be concise").
+    A statement tied to this project ("we use tabs in this repo", "in this project always ...",
+    a path or file) is the project's; questions, courtesy and promises are nobody's rule."""
+    flat = " ".join(text.split())
+    if not flat or is_placed(flat) or is_question(flat):
+        return False
+    if _COURTESY.search(flat) or _PROMISE.search(flat):
+        return False
+    if _NAMING_ME.search(flat):
+        return True
+    if _TASTE.search(flat) and not _CONCRETE.search(flat):
+        return True
+    if _ME.search(flat) and _LASTING.search(flat):
+        return True
+    if _ADDRESSING.search(flat):
+        return True
+    return bool(_ANSWER_VERB.search(flat) and _LASTING.search(flat) and is_directive(flat))
+
+
+_PLACE_WORDS = LazyPattern(
+    r"\b(?:in|for|within|across|throughout|inside|on)? ?(?:this|the|our) (?:repo(?:sitory)?|"
+    r"project|codebase|code base|monorepo|workspace)\b|\b(?:in )?here\b",
+    re.I,
+)
+
+
+def without_place(text: str) -> str:
+    """The statement without the words that only place it in a project ("in this repo",
+    "here"): what it says, for comparing it with a rule of another tier."""
+    return _PLACE_WORDS.sub(" ", text)

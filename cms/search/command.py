@@ -67,19 +67,22 @@ def print_project_search(
     query: str, session: str | None, k: int, as_json: bool, cwd: str | None = None
 ) -> None:
     """Print the project's facts and observations that match query, verbatim, with their ids,
-    topic path or kind, chat and age; the given chat's first. The project is the one the chat
+    topic path or kind, chat and age; the given chat's first; with the user tier's items (U ids,
+    your own preferences) that the project does not overrule. The project is the one the chat
     runs in (as its hooks recorded it), else the one of the current folder."""
     from cms.hooks.inject import chat_folder
-    from cms.observations.access import open_project_memory
+    from cms.observations.access import open_project_memory, open_user_memory
 
     config = load_command_config()  # a broken cms.toml is one clear error here too
     folder = cwd or chat_folder(session) or os.getcwd()
     memory = open_project_memory(folder, create=False)
-    if memory is None:
-        hits, selector = _select_hits(config, None, query, k, session)
-    else:
-        with memory:
-            hits, selector = _select_hits(config, memory, query, k, session)
+    user = open_user_memory()
+    try:
+        hits, selector = _select_hits(config, memory, query, k, session, user)
+    finally:
+        for opened in (memory, user):
+            if opened is not None:
+                opened.close()
     now = time.time()
     if as_json:
         print_json(
@@ -98,7 +101,12 @@ def print_project_search(
 
 
 def _select_hits(
-    config: Config, memory: ProjectMemory | None, query: str, k: int, session: str | None
+    config: Config,
+    memory: ProjectMemory | None,
+    query: str,
+    k: int,
+    session: str | None,
+    user: ProjectMemory | None = None,
 ) -> tuple[list[MemoryHit], str]:
     """The local ranking, or a model's pick among its best MODEL_POOL when a model selector is
     configured (any failure falls back to the local ranking)."""
@@ -115,12 +123,13 @@ def _select_hits(
     selector = make_search_selector(config, project=project)
     if selector is None:
         hits = search_project(
-            memory, query, k=k, session=session, similarities=similar, semantic_weight=weight
-        )
+            memory, query, k=k, session=session, similarities=similar, semantic_weight=weight,
+            user=user,
+        )  # fmt: skip
         return hits, "local"
     pool = search_project(
         memory, query, k=max(k, MODEL_POOL), session=session, similarities=similar,
-        semantic_weight=weight,
+        semantic_weight=weight, user=user,
     )  # fmt: skip
     lines = [f"{n}. [{h.label}] {h.text}" for n, h in enumerate(pool, start=1)]
     try:

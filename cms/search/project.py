@@ -1,6 +1,7 @@
 """Searching one project's whole memory: the facts and passages of all its chats and its
-observations, merged into one ranking (the given chat first among the relevant, nothing shown
-twice, nothing superseded) and rendered one line each with id, path or kind, chat and age,
+observations, with the user tier's items when asked, merged into one ranking (the given chat
+first among the relevant, nothing shown twice, nothing superseded, the project winning over the
+user tier on one subject) and rendered one line each with id, path or kind, chat and age,
 verbatim. Knows nothing of hooks or of typer.
 """
 
@@ -43,9 +44,15 @@ class MemoryHit(Record):
     is_passage: bool = False  # the chat's own words, not an extracted fact
     kind: str = ""  # the fact's or observation's kind ("" when unknown)
     vector: str = ""  # its key in the semantic index (F<row>, O<id>; "" for none)
+    personal: bool = False  # an item of the user tier (U<id>), not of this project
 
     def render(self, now: float, current: str | None) -> str:
-        where = "this chat" if current and self.chat == current else _chat_name(self.chat)
+        if self.personal:
+            from cms.observations.usertier import MARK
+
+            where = MARK
+        else:
+            where = "this chat" if current and self.chat == current else _chat_name(self.chat)
         return (
             f"{self.id} [{self.label}] ({where}, {format_age(now - self.updated_at)}) {self.text}"
         )
@@ -59,8 +66,9 @@ class MemoryHit(Record):
         return {
             "id": self.id,
             "type": "observation"
-            if self.id.startswith("O")
+            if self.id[:1] in ("O", "U")
             else ("passage" if self.is_passage else "fact"),
+            "tier": "user" if self.personal else "project",
             "label": self.label,
             "text": self.text,
             "chat": self.chat,
@@ -91,6 +99,39 @@ def observation_hit(found: RecalledObservation) -> MemoryHit:
         f"O{obs.id}", obs.kind, text, obs.session, obs.updated_at, found.relevance, obs.source,
         kind=obs.kind, vector=f"O{obs.id}",
     )  # fmt: skip
+
+
+def user_hit(found: RecalledObservation) -> MemoryHit:
+    """An item of the user tier as a hit: its U id, no vector of this project's index."""
+    from cms.observations.usertier import user_item_id
+
+    obs = found.observation
+    return MemoryHit(
+        user_item_id(obs.id), obs.kind, observation_text(obs), obs.session, obs.updated_at,
+        found.relevance, obs.source, kind=obs.kind, personal=True,
+    )  # fmt: skip
+
+
+def with_user_hits(
+    hits: list[MemoryHit], memory: ProjectMemory | None, user: ProjectMemory, text: str, k: int
+) -> list[MemoryHit]:
+    """The project's hits and the user tier's observations relevant to text, less those the
+    project overrules: a user item of the subject of a project hit or of a rule in force here is
+    not sent (usertier.same_subject). A chat's fact the user tier holds as its own (promoted from
+    it) is shown once, as the user's."""
+    from cms.observations.recall import in_force
+    from cms.observations.usertier import project_wins, subject_text
+
+    found = recall(user.store, text, scope=user.scope, limit=2 * k, touch=False)
+    if not found:
+        return hits
+    sources = {r.observation.source for r in found if r.observation.source}
+    hits = [h for h in hits if not h.source or h.source not in sources]
+    project = [h.text for h in hits if not h.is_passage]
+    if memory is not None:
+        project += [subject_text(r.observation) for r in in_force(memory.store, memory.scope)]
+    mine = project_wins(found, project, lambda r: subject_text(r.observation))
+    return hits + [user_hit(r) for r in mine]
 
 
 def chat_hits(
@@ -209,6 +250,7 @@ def search_project(
     other_than: str | None = None,
     similarities: Mapping[str, float] | None = None,
     semantic_weight: float = 0.5,
+    user: ProjectMemory | None = None,
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best (its
@@ -218,15 +260,19 @@ def search_project(
     passages=False leaves the chats' passages out (the prompt hook injects items only).
     similarities (the query's cosine with each item of the semantic index, by key) fuse it in
     by score: (relevance / best relevance + weight x cosine) / (1 + weight), the items nearest
-    the query joining the lexical ones (fuse_hits)."""
+    the query joining the lexical ones (fuse_hits). user (the user tier, when it exists) adds
+    its relevant items the project does not overrule (with_user_hits), ranked alike."""
     from cms.observations.wording import rule_query
 
     text, asks_rule = rule_query(query)
     if not text.strip():
         text, asks_rule = query, True
     if memory is None:
-        return chat_hits(session, text, k)[:k] if session else []
-    own: list[MemoryHit] = []
+        own = chat_hits(session, text, k) if session else []
+        if user is None:
+            return own[:k]
+        return _ranked(with_user_hits(own, None, user, text, k), k, session, asks_rule)
+    own = []
     skip = other_than
     if session and not index_holds_map(memory, session):  # read the map itself, always current
         from cms.observations.facts import superseded_in_chat
@@ -243,10 +289,18 @@ def search_project(
     found = recall(memory.store, text, scope=memory.scope, limit=2 * k, touch=False)
     observations = [observation_hit(r) for r in found]
     hits = facts + [h for h in observations if not h.source or h.source not in shown]
+    if user is not None:
+        hits = with_user_hits(hits, memory, user, text, k)
     if similarities:
         hits = fuse_hits(
             memory, hits, similarities, semantic_weight, k, skip_session=skip, passages=passages
         )
+    return _ranked(hits, k, session, asks_rule)
+
+
+def _ranked(hits: list[MemoryHit], k: int, session: str | None, asks_rule: bool) -> list[MemoryHit]:
+    """The k best, rules in force first when the query asks how things are done, then the given
+    chat's own among the relevant."""
     if asks_rule:  # "what prefix should I use ...": the rules in force first
         for hit in hits:
             if hit.kind in STANDING_KINDS:

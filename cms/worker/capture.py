@@ -1,4 +1,5 @@
-"""The capture job: turn a session into project observations (at SessionEnd and PreCompact).
+"""The capture job: turn a session into project observations (at SessionEnd and PreCompact),
+the user's own preferences into the user tier.
 
 With a model provider the observe model reads the chat map and the latest exchanges; without
 one (or when the model fails on the last attempt) the observations are derived from the map in
@@ -19,6 +20,7 @@ from cms.map.store import load_map
 from cms.observations.access import open_project_memory
 from cms.observations.capture import capture_observations, observations_from_map
 from cms.observations.model import NewObservation
+from cms.observations.personal import capture_personal, split_personal
 from cms.providers.model_calls import ask_for_observations
 from cms.providers.select import make_provider
 from cms.transcripts.reader import read_exchanges
@@ -92,7 +94,10 @@ def run_capture(
             via = getattr(provider, "name", "model")
         if not candidates:
             return f"via={via} candidates=0"
+        project, personal = split_personal(candidates)
         stored = capture_observations(
-            memory.store, candidates, session=session_id, agent=agent, cwd=cwd
+            memory.store, project, session=session_id, agent=agent, cwd=cwd
         )
-    return f"via={via} candidates={len(candidates)} stored={len(stored)}"
+    mine = capture_personal(personal, session=session_id, agent=agent)
+    kept = sum(o.status != "duplicate" for o in mine)
+    return f"via={via} candidates={len(candidates)} stored={len(stored)} personal={kept}"

@@ -16,6 +16,7 @@ from cms.observations.wording import (
     is_courtesy,
     is_general,
     is_narration,
+    is_personal,
     is_question,
     is_rule,
     is_specific,
@@ -192,6 +193,8 @@ def _classify(unit: Unit) -> str | None:
     if _CJK.search(text):
         return _classify_cjk(unit)
     narration = source == "assistant" and bool(is_narration(low))
+    if source == "user" and is_personal(text):
+        return "preference"  # the user's own ("I prefer ...", "never ask me ..."): every project
     if _FIX.search(low) and not low.startswith(("let me", "i need to", "i'll", "i will")):
         return "fix"
     if _DECISION_STRONG.search(low):
@@ -276,7 +279,9 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             continue
         text = strip_lead(unit.text, code_first=unit.raw.lstrip("-*+ ").startswith("`"))
         size = len(tokenize(text))
-        if size < 2 or _FILLER.match(text) or is_courtesy(unit.text):
+        if _FILLER.match(text) or is_courtesy(unit.text):
+            continue
+        if size < 2 and not (unit.source == "user" and is_personal(text)):  # "Be concise." stays
             continue
         kind: str | None
         if is_question(text):  # a question or an offer is never memory; its answer may be
@@ -291,7 +296,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             kind = "revert"  # never stored itself: only used to delete what it contradicts
         if kind is None or (kind == "task" and task_taken):
             continue
-        if kind != "revert" and not (is_specific(text) or _SETTLED.search(low)):
+        personal = kind == "preference" and unit.source == "user" and is_personal(text)
+        if kind != "revert" and not (is_specific(text) or _SETTLED.search(low) or personal):
             continue  # generic talk ("Feedback is a valuable asset."): nothing of this project
         if announces_rule(text):
             continue  # "This is an update to our naming convention.": the rule comes elsewhere
