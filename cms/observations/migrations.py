@@ -207,6 +207,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE observations ADD COLUMN use_count INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        "013_branch_overrides",
+        """
+        CREATE TABLE overrides (
+            older INTEGER NOT NULL, newer INTEGER NOT NULL, PRIMARY KEY (older, newer)
+        ) WITHOUT ROWID;
+        CREATE INDEX overrides_newer ON overrides (newer);
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
