@@ -10,12 +10,13 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from cms.cli.stats_command import stats
 from cms.console import config_checked, load_command_config, print_json
-from cms.errors import CmsError, StoreError
+from cms.errors import StoreError
 from cms.observations.access import ProjectMemory, open_project_memory, read_project_memory
 from cms.observations.capture import capture_with_outcomes
 from cms.observations.export import (
@@ -23,7 +24,6 @@ from cms.observations.export import (
     export_markdown,
     exported_observations,
     import_records,
-    iso,
     observation_record,
     parse_export,
 )
@@ -203,85 +203,6 @@ def list_command(
     now = time.time()
     for obs in observations:
         print(_line(obs, now, current))
-
-
-def _map_counts() -> dict[str, Any]:
-    from cms.chats import chat_maps
-    from cms.map.store import load_map
-
-    counts = {"chats": 0, "suns": 0, "planets": 0, "facts": 0, "archived_planets": 0}
-    unreadable = 0
-    for path in chat_maps():
-        try:
-            cmap = load_map(path)
-        except CmsError:
-            unreadable += 1
-            continue
-        counts["chats"] += 1
-        counts["suns"] += len(cmap.suns)
-        counts["planets"] += len(cmap.planets())
-        counts["facts"] += cmap.fact_count()
-        counts["archived_planets"] += len(cmap.archive)
-    return counts | {"unreadable": unreadable}
-
-
-def _usage() -> dict[str, Any] | None:
-    try:
-        from cms.providers.usage import summarize_usage
-    except ImportError:
-        return None
-    result: dict[str, Any] = summarize_usage()
-    return result
-
-
-def stats(as_json: JsonOpt = False, cwd: CwdOpt = None) -> None:
-    """Counts of this project's observations, of every chat map, and model token usage."""
-    project = identify_project(cwd or Path.cwd())
-    memory = _memory(cwd, create=False)
-    store_stats: dict[str, Any] | None = None
-    if memory is not None:
-        with memory:
-            store_stats = memory.store.stats()
-            store_stats["path"] = str(memory.store.path)
-    maps = _map_counts()
-    usage = _usage()
-    data: dict[str, Any] = {
-        "project": project.id,
-        "root": str(project.root),
-        "observations": store_stats,
-        "maps": maps,
-        "usage": usage,
-    }
-    if as_json:
-        print_json(data)
-        return
-    print(f"project {project.id} ({project.root})")
-    if store_stats is None:
-        print("observations: none stored yet")
-    else:
-        print(
-            f"observations: {store_stats['live']} live, {store_stats['archived']} archived, "
-            f"{store_stats['superseded']} superseded ({store_stats['bytes']} bytes)"
-        )
-        for label in ("by_kind", "by_branch"):
-            items = store_stats[label]
-            if items:
-                text = ", ".join(f"{k} {v}" for k, v in sorted(items.items()))
-                print(f"  {label.replace('_', ' ')}: {text}")
-        if store_stats["newest"] is not None:
-            print(f"  newest: {iso(store_stats['newest'])}")
-    print(
-        f"maps: {maps['chats']} chats, {maps['suns']} topics, {maps['planets']} subtopics, "
-        f"{maps['facts']} facts, {maps['archived_planets']} archived subtopics"
-        + (f", {maps['unreadable']} unreadable" if maps["unreadable"] else "")
-    )
-    if usage is not None:
-        total, today = usage.get("total", {}), usage.get("today", {})
-        print(
-            f"model usage: {total.get('calls', 0)} calls, {total.get('input_tokens', 0)} in / "
-            f"{total.get('output_tokens', 0)} out tokens; today {today.get('calls', 0)} calls, "
-            f"{today.get('input_tokens', 0)} in / {today.get('output_tokens', 0)} out"
-        )
 
 
 EXPORT_FORMATS = ("md", "json", *VIEWS)
