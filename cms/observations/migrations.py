@@ -207,8 +207,8 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE observations ADD COLUMN use_count INTEGER NOT NULL DEFAULT 0;
         """,
     ),
-    (
-        "013_branch_overrides",
+    (  # 014: main has 013_observation_summary (cms gc); this step goes after it when merged
+        "014_branch_overrides",
         """
         CREATE TABLE overrides (
             older INTEGER NOT NULL, newer INTEGER NOT NULL, PRIMARY KEY (older, newer)
