@@ -1,23 +1,35 @@
-"""`cms doctor`: what cms would do here and why (config, data folder, provider, prompts, errors).
+"""`cms doctor`: what cms would do here and why (config, data folder, provider, prompts, errors,
+deleted branches whose never-merged memory shows everywhere).
 
 It only inspects: it never calls a model, never creates the data folder and never changes a
 file. A broken config or CMS_PROVIDER is reported as such (exit code 1) instead of stopping the
-report; the rest of the report then shows the defaults.
+report; the rest of the report then shows the defaults. Deleted branches are warnings: they never
+change the exit code.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from cms import paths
+from cms.cli.branch_report import (
+    HEADING,
+    WARNING,
+    branch_records,
+    branch_warning,
+    find_deleted,
+)
 from cms.config import Config, load_config
 from cms.console import print_json
 from cms.errors import CmsError
 from cms.log import last_error
+from cms.observations.access import read_project_memory
+from cms.project import identify_project
 from cms.providers.prompts import PROMPT_NAMES, prompt_source
 from cms.providers.select import choose_provider
 
@@ -30,8 +42,9 @@ def _credentials() -> list[str]:
     ]
 
 
-def collect_report() -> tuple[dict[str, Any], bool]:
-    """The doctor's findings as a dict, and whether everything needed is usable."""
+def collect_report(folder: Path | None = None) -> tuple[dict[str, Any], bool]:
+    """The doctor's findings as a dict, and whether everything needed is usable; folder is the
+    project checked for deleted, never-merged branches (a warning, never unhealthy)."""
     healthy = True
     warnings: list[str] = []
     config_error: str | None = None
@@ -57,6 +70,7 @@ def collect_report() -> tuple[dict[str, Any], bool]:
     except CmsError as exc:
         usage = None
         warnings.append(str(exc))
+    deleted = _deleted_branches(folder or Path.cwd(), folder, warnings)
     home = paths.cms_home()
     report = {
         "cms_home": str(home),
@@ -82,8 +96,25 @@ def collect_report() -> tuple[dict[str, Any], bool]:
         "semantic": _semantic_state(config),
         "log": str(paths.log_path()),
         "last_error": last_error(),
+        "deleted_branches": deleted,
     }
     return report, healthy
+
+
+def _deleted_branches(folder: Path, cwd: Path | None, warnings: list[str]) -> list[dict[str, Any]]:
+    """The project's deleted, never-merged branches (read-only: the store opened read-only,
+    git only read), each also added to warnings with its forget line."""
+    try:
+        memory = read_project_memory(identify_project(folder).id, str(folder))
+    except CmsError as exc:
+        warnings.append(f"deleted branches not checked: {exc}")
+        return []
+    if memory is None:
+        return []
+    with memory:
+        found = find_deleted(memory.store, folder)
+    warnings += [branch_warning(b, cwd) for b in found]
+    return branch_records(found, cwd)
 
 
 def _semantic_state(config: Config) -> dict[str, Any]:
@@ -109,8 +140,16 @@ def _print_text(report: dict[str, Any]) -> None:
     home_state = "" if report["cms_home_exists"] else " (not created yet)"
     print(f"config:     {config}")
     for warning in report["warnings"]:
+        if warning.startswith(WARNING):
+            continue  # the deleted branches are listed below, each with its forget line
         if not report["config_error"] or report["config_error"] not in warning:
             print(f"warning:    {warning}")
+    branches = report["deleted_branches"]
+    if branches:
+        print(f"warning:    {HEADING}")
+        for branch in branches:
+            print(f"              {branch['line']}")
+            print(f"                {branch['forget']}")
     print(f"data:       {report['cms_home']}{home_state}")
     print(f"provider:   {report['provider']} ({report['provider_reason']})")
     print(f"claude CLI: {report['claude'] or 'not found on PATH'}")
@@ -136,9 +175,14 @@ def _print_text(report: dict[str, Any]) -> None:
 
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
+    cwd: Annotated[
+        Path | None,
+        typer.Option("--cwd", help="A folder of the project checked (default: the current one)."),
+    ] = None,
 ) -> None:
-    """Show the config in use, the data folder, which provider `auto` picks and why."""
-    report, healthy = collect_report()
+    """Show the config in use, the data folder, which provider `auto` picks and why, and the
+    project's deleted branches whose unmerged memory shows on every branch."""
+    report, healthy = collect_report(cwd)
     if as_json:
         print_json(report)
     else:

@@ -1,5 +1,6 @@
 """`cms stats`: counts of this project's observations and of the user tier's, of every chat
-map, and model token usage.
+map, and model token usage; and the deleted branches whose never-merged memory shows on every
+branch.
 
 Finds the project from --cwd (default: the current folder); prints text or JSON; errors are
 CmsError and reach the boundary in cms.cli.
@@ -12,9 +13,11 @@ from typing import Annotated, Any
 
 import typer
 
+from cms.cli.branch_report import branch_lines, branch_records, find_deleted
 from cms.console import print_json
 from cms.errors import CmsError
 from cms.observations.access import open_project_memory, open_user_memory
+from cms.observations.deletedbranches import DeletedBranch
 from cms.observations.export import iso
 from cms.project import identify_project
 
@@ -55,14 +58,17 @@ def _usage() -> dict[str, Any] | None:
 
 def stats(as_json: JsonOpt = False, cwd: CwdOpt = None) -> None:
     """Counts of this project's observations and of the user tier's (your preferences, every
-    project), of every chat map, and model token usage."""
+    project), of every chat map, and model token usage; and the deleted branches never merged
+    whose memory shows on every branch, with the line that drops each."""
     project = identify_project(cwd or Path.cwd())
     memory = open_project_memory(cwd or Path.cwd(), create=False)
     store_stats: dict[str, Any] | None = None
+    deleted: list[DeletedBranch] = []
     if memory is not None:
         with memory:
             store_stats = memory.store.stats()
             store_stats["path"] = str(memory.store.path)
+            deleted = find_deleted(memory.store, cwd or Path.cwd())
     user = open_user_memory()
     user_stats: dict[str, Any] | None = None
     if user is not None:
@@ -78,6 +84,7 @@ def stats(as_json: JsonOpt = False, cwd: CwdOpt = None) -> None:
         "user": user_stats,
         "maps": maps,
         "usage": usage,
+        "deleted_branches": branch_records(deleted, cwd),
     }
     if as_json:
         print_json(data)
@@ -97,6 +104,8 @@ def stats(as_json: JsonOpt = False, cwd: CwdOpt = None) -> None:
                 print(f"  {label.replace('_', ' ')}: {text}")
         if store_stats["newest"] is not None:
             print(f"  newest: {iso(store_stats['newest'])}")
+        for line in branch_lines(deleted, cwd):
+            print(f"  {line}")
     if user_stats is None:
         print("user tier (your preferences, every project): none stored yet")
     else:

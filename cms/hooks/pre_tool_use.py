@@ -47,7 +47,7 @@ def handle(event: HookEvent, config: Config) -> str | None:
     fresh: list[tuple[tuple[str, ...], str]] = []
     for item in dict.fromkeys(found):
         entry = items.get(item)
-        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
+        if not (isinstance(entry, list) and len(entry) in (3, 4) and isinstance(entry[0], str)):
             continue
         line: str = entry[0]
         aliases, item_branch = entry[1], entry[2]
@@ -55,6 +55,9 @@ def handle(event: HookEvent, config: Config) -> str | None:
         ids = ids or [item]
         if shown & set(ids) or not branch(item_branch):
             continue
+        changed_on = entry[3] if len(entry) == 4 and isinstance(entry[3], list) else ()
+        if any(branch(other) for other in changed_on):
+            continue  # a branch shown here changed it: its later version is in force
         fresh.append((tuple(ids), line))
         if len(fresh) >= ITEMS_PER_CALL:
             break

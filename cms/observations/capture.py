@@ -1,10 +1,10 @@
 """Capture: turning candidate observations into stored ones, and a chat map's facts into candidates.
 
 Owns the capture rules: redaction before anything is stored, the git branch and commit of the
-capture, deduplication against the store (same kind and title on the same branch supersedes;
-a near-identical body is skipped or revives an archived twin) and the local provider's
-promotion of map facts with a kind guessed from their wording. Runs off the fast path (it may
-run git); knows nothing of hooks, the CLI or providers.
+capture, deduplication against the store (same kind and title on the same branch supersedes,
+on another branch overrides for this one; a near-identical body is skipped or revives an
+archived twin) and the local provider's promotion of map facts with a kind guessed from their
+wording. Runs off the fast path (it may run git); knows nothing of hooks, the CLI or providers.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from cms.errors import StoreError
 from cms.observations.ids import fact_source
 from cms.observations.matching import or_expression, query_terms
 from cms.observations.model import NewObservation, clean_new, title_key
+from cms.observations.overrides import pass_on_overrides, record_overrides
 from cms.observations.recall import STANDING_KINDS
-from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state
+from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state, scope_from_state
 from cms.observations.store import ObservationStore, insert_observation
 from cms.observations.subject import CHANGED, SAME, frame_of, is_vague, relation, values_of
 from cms.observations.wording import (
@@ -40,6 +41,7 @@ from cms.transcripts.redact import redact_text
 
 if TYPE_CHECKING:
     from cms.map.model import CorrelationMap
+    from cms.observations.scope import BranchScope
 
 NEAR_IDENTICAL = 0.9  # difflib ratio of normalised bodies from which two bodies are one
 
@@ -52,6 +54,13 @@ class CapturePlace:
     commit: str | None
     shared_commit: bool
     default_branches: frozenset[str]
+    scope: BranchScope | None = None  # what is visible there (else: no branch, its own, default)
+
+    def sees(self, branch: str | None, commit: str | None, shared: bool) -> bool:
+        """Whether an observation of that branch is visible where this capture happens."""
+        if branch is None or branch in (self.branch, *self.default_branches):
+            return True
+        return self.scope is not None and self.scope.is_visible(branch, commit, shared)
 
 
 @dataclass(frozen=True)
@@ -68,7 +77,9 @@ def capture_place(cwd: str | Path | None) -> CapturePlace:
     shared = False
     if state.branch is not None and state.branch not in state.default_branches:
         shared = commit_is_shared(state)
-    return CapturePlace(state.branch, state.head, shared, state.default_branches)
+    return CapturePlace(
+        state.branch, state.head, shared, state.default_branches, scope_from_state(state)
+    )
 
 
 def redact_new(new: NewObservation) -> NewObservation:
@@ -120,14 +131,14 @@ def _relation(new: NewObservation, body: str, title: str) -> str | None:
     return found
 
 
-_ROW = "id, kind, title, body, branch, archived_at, source"
+_ROW = 'id, kind, title, body, branch, archived_at, source, "commit", shared_commit'
 
 
 def _related_rows(
     conn: sqlite3.Connection, new: NewObservation, place: CapturePlace
 ) -> list[tuple[Any, ...]]:
     """Live observations that may describe the candidate's subject: the same source fact, the
-    same kind and title on the capture branch (an explicit identity), then the best FTS hits."""
+    same kind and title (on any branch), then the best FTS hits."""
     rows: list[tuple[Any, ...]] = []
     if new.source:
         rows += conn.execute(
@@ -136,9 +147,9 @@ def _related_rows(
         ).fetchall()
     else:
         rows += conn.execute(
-            f"SELECT {_ROW} FROM observations WHERE kind = ? AND title_key = ? AND branch IS ? "
+            f"SELECT {_ROW} FROM observations WHERE kind = ? AND title_key = ? "
             "AND superseded_by IS NULL AND source IS NULL ORDER BY updated_at DESC",
-            (new.kind, title_key(new.title), place.branch),
+            (new.kind, title_key(new.title)),
         ).fetchall()
     terms = query_terms(f"{new.title} {new.body}")[:16]
     if terms:
@@ -175,20 +186,21 @@ def store_candidate(
     A restatement of a visible observation (same subject, same values) is folded into it (its
     importance raised, its time refreshed: confirmed again). A changed value of the same subject,
     on the same branch, is stored and supersedes the older one; so does a new text for the same
-    source fact, or for the same kind and title given by hand. created_at, updated_at and
-    archived_at default to a fresh capture (imports pass theirs).
+    source fact, or for the same kind and title given by hand. On another branch visible here
+    (the default one, a merged or deleted one) it overrides the older one where the new one is
+    visible (overrides.py). created_at, updated_at and archived_at default to a fresh capture.
     """
     superseded: list[int] = []
-    for obs_id, kind, title, body, branch, _archived, source in _related_rows(conn, new, place):
+    overridden: list[int] = []  # another branch's, changed here: for this branch only
+    for row in _related_rows(conn, new, place):
+        obs_id, kind, title, body, branch, _archived, source, commit, shared = row
+        same_title = new.source is None and source is None and kind == new.kind
+        same_title = same_title and title_key(title) == title_key(new.title)  # on any branch
         same_identity = (new.source is not None and source == new.source) or (
-            new.source is None
-            and source is None
-            and kind == new.kind
-            and title_key(title) == title_key(new.title)
-            and branch == place.branch
+            same_title and branch == place.branch
         )
         found = _relation(new, body, title)
-        if found is None and same_identity:
+        if found is None and (same_identity or same_title):  # one subject, on any branch
             found = CHANGED
         if found is None:
             continue
@@ -212,6 +224,8 @@ def store_candidate(
             return CaptureOutcome(obs_id, "duplicate")
         if branch == place.branch or same_identity:
             superseded.append(obs_id)
+        elif found == CHANGED and place.branch is not None and place.sees(branch, commit, shared):
+            overridden.append(obs_id)  # visible here (merged, deleted...): for this branch only
     new_id = insert_observation(
         conn,
         project,
@@ -225,12 +239,14 @@ def store_candidate(
         updated_at=updated_at,
         archived_at=archived_at,
     )
+    record_overrides(conn, new_id, overridden)
     if superseded:
         marks = ",".join("?" * len(superseded))
         conn.execute(
             f"UPDATE observations SET superseded_by = ? WHERE id IN ({marks})",
             (new_id, *superseded),
         )
+        pass_on_overrides(conn, new_id, superseded)
         return CaptureOutcome(new_id, "superseded")
     return CaptureOutcome(new_id, "new")
 

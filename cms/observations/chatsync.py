@@ -106,9 +106,11 @@ def successor(conn: Any, text: str, candidates: list[int]) -> int:
 
 def retire_items(memory: ProjectMemory, ids: list[str], result: SyncResult) -> int:
     """Mark items an update model superseded: facts by the fact this turn stored that restates
-    them (see successor), observations by the first observation stored (archived when none).
-    Returns how many were marked."""
+    them (see successor), observations by the first observation stored (archived when none); an
+    observation of another branch than the chat's is overridden for the chat's branch only
+    (never retired: a branch supersedes only its own). Returns how many were marked."""
     from cms.observations.facts import find_facts
+    from cms.observations.overrides import record_overrides
 
     by_observation = result.observations[0] if result.observations else None
     facts = [f for key in ids if "/" in key for f in find_facts(memory.store, key)]
@@ -135,8 +137,15 @@ def retire_items(memory: ProjectMemory, ids: list[str], result: SyncResult) -> i
                 "UPDATE facts SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
                 (successor(conn, fact.text, result.facts), fact.id),
             ).rowcount
+        here = memory.scope.branch  # the chat's branch, where its observations are captured
         for obs in observations:
             args: tuple[float, int]
+            there = _branch_of(conn, obs)
+            if there is not None and here is not None and there != here:  # another branch's:
+                if by_observation is not None:  # changed for this branch only, never retired
+                    record_overrides(conn, by_observation, [obs])
+                    count += 1
+                continue
             if by_observation is not None and by_observation != obs:
                 sql, args = "superseded_by = ?", (by_observation, obs)
             else:
@@ -147,6 +156,11 @@ def retire_items(memory: ProjectMemory, ids: list[str], result: SyncResult) -> i
         return count
 
     return int(memory.store.write(run))
+
+
+def _branch_of(conn: Any, obs: int) -> str | None:
+    row = conn.execute("SELECT branch FROM observations WHERE id = ?", (obs,)).fetchone()
+    return None if row is None else row[0]
 
 
 def index_exchange(

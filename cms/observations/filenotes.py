@@ -42,10 +42,11 @@ def _observation_keys(obs: Observation) -> list[str]:
 
 def file_notes(store: ObservationStore) -> dict[str, object]:
     """The notes of a project: keys -> item ids (newest first), ids -> [line, aliases, branch]
-    (a chat fact has none). Only
+    (a chat fact has none), plus the branches that changed it for themselves when some did
+    (overrides.py). Only
     live items: no superseded or archived ones, no passages; an observation promoted from a
     chat fact is left to its fact."""
-    observations, facts = store.read(
+    observations, facts, overrides = store.read(
         lambda c: (
             c.execute(
                 f"SELECT {COLUMNS} FROM observations WHERE superseded_by IS NULL "
@@ -55,17 +56,29 @@ def file_notes(store: ObservationStore) -> dict[str, object]:
                 f"SELECT {FACT_COLUMNS} FROM facts WHERE superseded_by IS NULL AND archived = 0 "
                 "AND kind != 'passage' ORDER BY updated_at DESC, id DESC"
             ).fetchall(),
+            c.execute(
+                "SELECT v.older, n.branch FROM overrides v JOIN observations n ON n.id = v.newer "
+                "WHERE n.superseded_by IS NULL ORDER BY v.older, n.branch"
+            ).fetchall(),
         )
     )
+    changed_on: dict[int, list[str | None]] = {}  # observation -> branches that changed it
+    for older, branch in overrides:
+        changed_on.setdefault(older, []).append(branch)
     keys: dict[str, list[str]] = {}
     items: dict[str, list[object]] = {}
 
     def add(
-        item: str, line: str, aliases: tuple[str, ...], branch: str | None, found: list[str]
+        item: str,
+        line: str,
+        aliases: tuple[str, ...],
+        branch: str | None,
+        found: list[str],
+        changed: list[str | None] | None = None,
     ) -> None:
         if not found or len(items) >= MAX_ITEMS:
             return
-        items[item] = [line, list(aliases), branch]
+        items[item] = [line, list(aliases), branch] + ([changed] if changed else [])
         for key in found:
             keys.setdefault(key, []).append(item)
 
@@ -73,7 +86,8 @@ def file_notes(store: ObservationStore) -> dict[str, object]:
         obs = row_to_observation(row)
         item = f"O{obs.id}"
         line = f"{item} [{obs.kind}] {observation_text(obs, LINE_CHARS)}"
-        add(item, line, item_aliases(item, obs.source), obs.branch, _observation_keys(obs))
+        aliases, found = item_aliases(item, obs.source), _observation_keys(obs)
+        add(item, line, aliases, obs.branch, found, changed_on.get(obs.id))
     for row in facts:
         fact = IndexedFact.from_row(row)
         text = " ".join(fact.text.split())

@@ -13,6 +13,7 @@ import time
 
 from cms.observations.export import BLOCK, BLOCK_BEGIN, BLOCK_END, HEADINGS
 from cms.observations.model import Observation
+from cms.observations.overrides import overridden_here
 from cms.observations.recall import in_force
 from cms.observations.scope import BranchScope
 from cms.observations.store import ObservationStore
@@ -48,6 +49,8 @@ def chosen_observations(
         and o.superseded_by is None
         and scope.visibility(o.branch, o.commit, o.shared_commit) is not None
     ]
+    changed = overridden_here(store, scope, [o.id for o in others])  # by a branch visible here
+    others = [o for o in others if o.id not in changed]
     others.sort(key=lambda o: (-o.importance, -o.updated_at, o.id))
     chosen, used = [], 0
     for obs in [*rules, *others]:

@@ -215,6 +215,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         WHERE summarised_into IS NOT NULL;
         """,
     ),
+    (
+        "014_branch_overrides",
+        """
+        CREATE TABLE overrides (
+            older INTEGER NOT NULL, newer INTEGER NOT NULL, PRIMARY KEY (older, newer)
+        ) WITHOUT ROWID;
+        CREATE INDEX overrides_newer ON overrides (newer);
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -18,6 +18,7 @@ from cms.observations.matching import (
     text_relevance,
 )
 from cms.observations.model import COLUMNS, Observation, row_to_observation, title_key
+from cms.observations.overrides import newer_versions, version_here
 from cms.observations.scope import BranchScope
 from cms.observations.store import ObservationStore
 from cms.record import Record
@@ -143,25 +144,49 @@ def _candidates(
 
 
 def _select(
-    ranked: Sequence[tuple[Observation, float, float]], scope: BranchScope, limit: int
+    ranked: Sequence[tuple[Observation, float, float]],
+    scope: BranchScope,
+    limit: int,
+    versions: Mapping[int, Sequence[Observation]] | None = None,
+    admits: Callable[[Observation], bool] | None = None,
 ) -> list[RecalledObservation]:
     """Walk best first and keep visible ones; of observations with the same branch, kind and
-    title only the newest visible one is kept (in the place of the best of them)."""
+    title only the newest visible one is kept (in the place of the best of them). One that a
+    branch visible here changed (versions, see overrides.py) gives way to that later version,
+    in its place (nothing when admits refuses it); nothing is kept twice."""
     groups: dict[tuple[object, ...], list[tuple[Observation, float, float]]] = {}
     for item in ranked:
         obs = item[0]  # a fact's observation is titled by its topic: its own identity
         key = (obs.id,) if obs.source else (obs.branch, obs.kind, title_key(obs.title))
         groups.setdefault(key, []).append(item)
     chosen: list[RecalledObservation] = []
+    taken: set[int] = set()
     for members in groups.values():  # dicts keep insertion order: best first
         for obs, score, relevance in sorted(members, key=lambda m: -m[0].updated_at):
             why = scope.visibility(obs.branch, obs.commit, obs.shared_commit)
-            if why is not None:
-                chosen.append(RecalledObservation(obs, score, relevance, why))
-                break
+            if why is None:
+                continue
+            shown, why = version_here(obs, why, versions, scope) if versions else (obs, why)
+            if shown.id not in taken and (shown is obs or admits is None or admits(shown)):
+                taken.add(shown.id)
+                chosen.append(RecalledObservation(shown, score, relevance, why))
+            break
         if len(chosen) >= limit:
             break
     return chosen
+
+
+def _versions_of(
+    store: ObservationStore,
+    items: Sequence[tuple[Observation, float, float]],
+    versions: dict[int, list[Observation]],
+    asked: set[int],
+) -> dict[int, list[Observation]]:
+    """versions (see overrides.newer_versions) grown by those of items not asked for yet."""
+    new = [obs.id for obs, _score, _rel in items if obs.id not in asked]
+    asked.update(new)
+    versions.update(newer_versions(store, new))
+    return versions
 
 
 def recall(
@@ -196,22 +221,28 @@ def recall(
     pool: dict[int, tuple[Observation, float]] = {}
     scored: list[tuple[Observation, float, float]] = []
     enough = False
+    versions: dict[int, list[Observation]] = {}
+    asked: set[int] = set()
+
+    def admits(obs: Observation) -> bool:
+        return (
+            obs.archived_at is None
+            and obs.superseded_by is None
+            and (not kinds or obs.kind in kinds)
+            and (not files or _files_match(files, obs))
+        )
+
     for expr in match_expressions(store, terms) if terms else ():
         page, offset = first_page, 0
         while True:
             hits = _candidates(store, expr, page, offset, weights)
             for obs, bm25 in hits:
-                if (
-                    obs.id not in pool
-                    and obs.archived_at is None
-                    and obs.superseded_by is None
-                    and (not kinds or obs.kind in kinds)
-                    and (not files or _files_match(files, obs))
-                ):
+                if obs.id not in pool and admits(obs):
                     pool[obs.id] = (obs, bm25)
             scored = score_hits(list(pool.values()), terms, now, windows)
             scored.sort(key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
-            enough = len(_select(scored, scope, limit)) >= limit
+            _versions_of(store, scored, versions, asked)
+            enough = len(_select(scored, scope, limit, versions, admits)) >= limit
             if enough or len(hits) < page or offset + page >= MAX_CANDIDATES:
                 break  # more pages only help when branches hide many
             offset += page
@@ -220,19 +251,10 @@ def recall(
             break
     scored = [item for item in scored if item[1] >= min_relevance]
     if similarities:
-
-        def admits(obs: Observation) -> bool:
-            return (
-                obs.archived_at is None
-                and obs.superseded_by is None
-                and (not kinds or obs.kind in kinds)
-                and (not files or _files_match(files, obs))
-            )
-
         scored = fuse_semantic(
             store, scored, similarities, semantic_weight, admits, windows, min_relevance
         )
-    result = _select(scored, scope, limit)
+    result = _select(scored, scope, limit, _versions_of(store, scored, versions, asked), admits)
     if touch and result:
         store.mark_recalled([r.observation.id for r in result], now)
     return result
@@ -316,6 +338,9 @@ def briefing(
         return [row_to_observation(r) for r in rows]
 
     pool = max(20, limit * 4)
+    versions: dict[int, list[Observation]] = {}
+    asked: set[int] = set()
+    admits: Callable[[Observation], bool] = lambda o: not o.archived_at and o.kind not in skip_kinds  # noqa: E731
     while True:
         found = store.read(lambda c: run(c, pool))  # noqa: B023 - called at once
         unique = {obs.id: obs for obs in found}
@@ -324,7 +349,8 @@ def briefing(
             for obs in unique.values()
         ]
         ranked.sort(key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
-        result = _select(ranked, scope, limit)
+        _versions_of(store, ranked, versions, asked)
+        result = _select(ranked, scope, limit, versions, admits)
         if len(result) >= limit or len(found) < 2 * pool or pool >= 5000:
             break
         pool *= 4  # branches hid too many: look further
@@ -352,7 +378,10 @@ def in_force(
         ).fetchall()
     )
     ranked = [(row_to_observation(r), 1.0, 1.0) for r in rows]
-    return _select(ranked, scope, IN_FORCE_POOL)
+    versions = _versions_of(store, ranked, {}, set())
+    return _select(
+        ranked, scope, IN_FORCE_POOL, versions, lambda o: o.kind in STANDING_KINDS and not o.archived_at
+    )  # fmt: skip
 
 
 def format_age(seconds: float) -> str:

@@ -29,6 +29,7 @@ from cms.observations.model import (
     row_to_observation,
     title_key,
 )
+from cms.observations.overrides import pass_on_overrides
 from cms.observations.store import ObservationStore
 
 
@@ -134,6 +135,7 @@ def supersede_observation(
                 f"the new observation says the same as #{old_id}; change fields with an update"
             )
         conn.execute("UPDATE observations SET superseded_by = ? WHERE id = ?", (outcome.id, old_id))
+        pass_on_overrides(conn, outcome.id, [old_id])
         return outcome
 
     return store.write(run)

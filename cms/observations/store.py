@@ -23,6 +23,7 @@ from cms.observations.model import (
     row_to_observation,
     title_key,
 )
+from cms.observations.overrides import drop_overrides
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -345,6 +346,7 @@ class ObservationStore:
         def run(c: sqlite3.Connection) -> int:
             count = 0
             for clause, args in clauses:
+                drop_overrides(c, clause, args)
                 c.execute(
                     f"UPDATE observations SET superseded_by = NULL WHERE superseded_by IN "
                     f"(SELECT id FROM observations WHERE {clause})",

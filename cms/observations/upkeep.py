@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from cms.observations.matching import or_expression, query_terms
 from cms.observations.model import COLUMNS, Observation, row_to_observation
+from cms.observations.overrides import pass_on_overrides
 from cms.observations.store import ObservationStore
 from cms.observations.subject import SAME, is_poorer, relation
 from cms.record import Record
@@ -139,10 +140,13 @@ def apply_folds(store: ObservationStore, folds: list[Fold]) -> int:
     def run(conn: sqlite3.Connection) -> int:
         count = 0
         for fold in folds:
-            count += conn.execute(
+            folded = conn.execute(
                 "UPDATE observations SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
                 (fold.newer.id, fold.older.id),
             ).rowcount
+            if folded:
+                pass_on_overrides(conn, fold.newer.id, [fold.older.id])
+            count += folded
             if fold.same:
                 conn.execute(
                     "UPDATE observations SET importance = MAX(importance, ?) WHERE id = ?",

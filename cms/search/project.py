@@ -191,6 +191,7 @@ def fuse_hits(
     items nearest the query that lexical search missed (facts of skip_session, superseded items
     and, unless passages, the chats' own words left out)."""
     from cms.observations.facts import fact_by_id
+    from cms.observations.overrides import overridden_here
     from cms.observations.recall import RecalledObservation
     from cms.observations.vectors import fused_score, key_number, nearest
 
@@ -216,7 +217,7 @@ def fuse_hits(
             obs = memory.store.get(number)
             if obs is not None and obs.superseded_by is None and obs.archived_at is None:
                 why = memory.scope.visibility(obs.branch, obs.commit, obs.shared_commit)
-                if why is not None:
+                if why is not None and not overridden_here(memory.store, memory.scope, [obs.id]):
                     hit = observation_hit(RecalledObservation(obs, relevance, relevance, why))
         if hit is None or (hit.source and hit.source in present):
             continue
