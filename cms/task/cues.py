@@ -110,6 +110,12 @@ _NEXT_CONTEXT = re.compile(
     r"follow[- ]?ups?|open items)\b"
 )
 
+# Marks and words that only open a sentence of the answer ("Done: ...", "OK, ...").
+_OPENER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|great|alright|all right|perfect|good|nice|cool|right|sure|yes|thanks|"
+    r"thank you|done|completed|finished|update|note)\s*[,!.:\-\u2013\u2014]+\s*)+",
+    re.I,
+)
 _LEAD_FILLER = re.compile(rf"^{_FILLER}(?:please\s+)?", re.I)
 _POINTER = re.compile(r"\b(?:it|its|them|these|those)\b", re.I)
 _GO_ON = re.compile(
@@ -147,13 +153,6 @@ def terms(text: str) -> frozenset[str]:
 def _specific(text: str) -> frozenset[str]:
     """The words of a text that name its subject: no work verb, "step" or number."""
     return frozenset(t for t in terms(text) - _GENERIC if not t.isdigit())
-
-
-_OPENER = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|great|alright|all right|perfect|good|nice|cool|right|sure|yes|thanks|"
-    r"thank you|done|completed|finished|update|note)\s*[,!.:\-\u2013\u2014]+\s*)+",
-    re.I,
-)
 
 
 def strip_opener(text: str) -> str:
