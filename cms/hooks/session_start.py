@@ -11,7 +11,6 @@ from __future__ import annotations
 from cms.hooks import inject
 from cms.hooks.indexview import readable_index_view
 from cms.hooks.projectnotes import start_notes
-from cms.task.model import load_task, task_heading, task_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,6 +24,8 @@ TASK_SOURCES = ("compact", "resume")  # a chat that goes on; startup and clear b
 
 def task_section(session_id: str) -> list[str]:
     """The chat's current task as a section (heading first), or [] when it has none."""
+    from cms.task.model import load_task, task_heading, task_lines  # only compact and resume
+
     task = load_task(session_id)
     return [task_heading(task), *task_lines(task)] if task is not None else []
 

@@ -62,11 +62,12 @@ def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _texts(value: object, keep: int) -> list[str]:
+def _texts(value: object, keep: int, *, newest_last: bool = True) -> list[str]:
+    """The non-empty texts of a list: the last `keep` (newest_last), else the first."""
     if not isinstance(value, list):
         return []
     found = [t for t in (_text(v) for v in value) if t]
-    return found[-keep:] if keep else []
+    return found[-keep:] if newest_last else found[:keep]
 
 
 def _count(value: object) -> int:
@@ -82,7 +83,7 @@ def task_from_dict(data: object) -> CurrentTask | None:
         goal=_text(data.get("goal")),
         refined=_texts(data.get("refined"), MAX_REFINED),
         done=_texts(data.get("done"), MAX_DONE),
-        next=_texts(data.get("next"), MAX_NEXT)[:MAX_NEXT],
+        next=_texts(data.get("next"), MAX_NEXT, newest_last=False),
         previous_goal=_text(data.get("previous_goal")),
         goal_turn=_count(data.get("goal_turn")),
         turn=_count(data.get("turn")),

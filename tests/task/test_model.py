@@ -82,15 +82,15 @@ def test_a_missing_damaged_or_foreign_file_is_no_task() -> None:
                 "version": 1,
                 "goal": 5,
                 "done": ["ok", 3, None, ""],
-                "next": "x",
                 "turn": True,
                 "refined": [f"r{n}" for n in range(9)],
+                "next": [f"n{n}" for n in range(6)],
             }
         ),
         encoding="utf-8",
     )
     task = load_task(SESSION)
-    assert task == CurrentTask(done=["ok"], refined=["r7", "r8"])
+    assert task == CurrentTask(done=["ok"], refined=["r7", "r8"], next=["n0", "n1", "n2", "n3"])
 
 
 def test_the_task_is_cut_to_its_budget_by_whole_items_newest_done_last_to_go() -> None:
