@@ -130,6 +130,8 @@ def test_session_start_reads_the_current_task_with_nothing_heavy(
     assert "cms.task.model" in loaded  # the probe really read the task
     assert [m for m in HEAVY if m in loaded] == []
     assert [m for m in loaded if m.startswith(("cms.task.derive", "cms.providers"))] == []
+    startup = {**payload, "source": "startup"}
+    assert "cms.task.model" not in modules_after_hook("SessionStart", startup, tmp_path / "s.json")
 
 
 @pytest.mark.parametrize("event", ["Stop", "SessionEnd", "PreCompact"])
