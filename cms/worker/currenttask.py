@@ -64,13 +64,12 @@ def update_task(session_id: str, exchanges: Sequence[Exchange]) -> None:
 
 def catch_up_task(session_id: str, transcript: str) -> None:
     """Bring the task up to date from the transcript's turns that no Stop folded in (at
-    PreCompact: a turn still running, or one that was interrupted); the latest CATCH_UP_TURNS
-    of them. An unreadable transcript is logged."""
+    PreCompact: a turn still running, or one that was interrupted), among its latest
+    CATCH_UP_TURNS turns. An unreadable transcript is logged."""
     try:
         exchanges = read_exchanges(transcript)
     except (CmsError, OSError) as exc:
         log_event("warning", "transcript_unreadable", str(exc), session=session_id)
         return
-    task = load_task(session_id) or CurrentTask()
-    unfolded = [e for e in exchanges if e.turn > 0 and is_unfolded(task, e)]
-    update_task(session_id, unfolded[-CATCH_UP_TURNS:])
+    turns = [e for e in exchanges if e.turn > 0]  # turn 0: what precedes the first prompt
+    update_task(session_id, turns[-CATCH_UP_TURNS:])  # those folded in already are skipped
