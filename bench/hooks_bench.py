@@ -187,6 +187,28 @@ def wait_for_worker(session: str, timeout: float = 60.0) -> None:
         time.sleep(0.02)
 
 
+def write_task(session: str) -> None:
+    """A current task near its 800-character budget, as the worker keeps it."""
+    from cms.task.model import CurrentTask, save_task
+
+    save_task(
+        session,
+        CurrentTask(
+            goal="Add rate limiting to the API: a token bucket per client, then the middleware.",
+            refined=["Make the limit configurable per route in cms.toml."],
+            done=[
+                f"Step {n}: the token bucket handles bursts of {n * 10} requests; tests pass."
+                for n in range(1, 5)
+            ],
+            next=["Step 5: wire the bucket into the request middleware.", "Document the headers."],
+            previous_goal="Fix the flaky login test on CI.",
+            goal_turn=3,
+            turn=12,
+            updated_at="2026-12-01T10:00:00Z",
+        ),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=21)
@@ -207,6 +229,7 @@ def main() -> None:
 
         repo = make_repo(root)
         build_map(paths.map_path(SESSION), facts=1000, planets=50)
+        write_task(SESSION)
         fill_store(repo, args.observations)
         index_other_chats(repo, args.chats)
         named = write_notes(repo)
@@ -233,6 +256,11 @@ def main() -> None:
             "SessionStart (index + briefing)": (
                 [*hook, "SessionStart"],
                 {**base, "source": "startup"},
+                None,
+            ),
+            "SessionStart (compact: task first)": (
+                [*hook, "SessionStart"],
+                {**base, "source": "compact"},
                 None,
             ),
             "UserPromptSubmit (nothing new)": (

@@ -58,9 +58,10 @@ def worker(
 def _fresh_start(session_id: str) -> None:
     from cms.hooks.indexview import CACHE_NAME
     from cms.hooks.inject import STATE_NAME
+    from cms.task.model import FILE_NAME as TASK_NAME
 
     chat = paths.chat_dir(session_id)
-    for name in ("map.json", CACHE_NAME, STATE_NAME):
+    for name in ("map.json", CACHE_NAME, STATE_NAME, TASK_NAME):
         with contextlib.suppress(FileNotFoundError):
             os.remove(os.path.join(chat, name))
 
@@ -79,7 +80,8 @@ def replay(
     ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
 ) -> None:
-    """Build memory from an existing transcript: the map turn by turn, then observations."""
+    """Build memory from an existing transcript: the map turn by turn, the current task, then
+    observations."""
     from cms.hooks.indexview import warm_index_cache
     from cms.hooks.inject import index_budget, inject_limit
     from cms.hooks.queue import CAPTURE, capture_payload
@@ -87,6 +89,7 @@ def replay(
     from cms.providers.select import make_provider
     from cms.transcripts.reader import read_exchanges
     from cms.worker import queue
+    from cms.worker.currenttask import update_task
     from cms.worker.drain import drain_chat
     from cms.worker.projectsync import sync_project_memory
     from cms.worker.update import update_chat_map
@@ -127,6 +130,7 @@ def replay(
             )
         accepted += len(report.accepted)
         rejected += len(report.rejected)
+    update_task(session_id, exchanges)
     if os.path.exists(map_file):
         warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
         sync_project_memory(session_id, str(folder), exchanges[-1].agent if exchanges else None)

@@ -1,11 +1,13 @@
 """Commands on chat maps: `cms show`, `cms ops apply`, `cms search`.
 
 Finds the map (--map PATH, --session ID, else the most recently updated chat), calls the map
-engine and prints results; all errors are CmsError and reach the boundary in cms.cli.
+engine and prints results (`cms show` also the chat's current task, the task.json beside the
+map); all errors are CmsError and reach the boundary in cms.cli.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -14,12 +16,13 @@ import typer
 
 from cms.chats import locate_map
 from cms.console import config_checked, load_command_config, print_json
-from cms.errors import OpsError
+from cms.errors import MapNotFoundError, OpsError
 from cms.jsonio import parse_json
 from cms.map.model import CorrelationMap
 from cms.map.render import render_full, render_index
 from cms.map.store import edit_map, load_map
 from cms.search.command import MAX_K, print_search
+from cms.task.model import CurrentTask, read_task_file, task_file, task_lines
 
 if TYPE_CHECKING:
     from cms.map.ops import ApplyReport
@@ -30,18 +33,50 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines."
 
 
 def show(session: SessionOpt = None, map_file: MapOpt = None, as_json: JsonOpt = False) -> None:
-    """Print a chat map: the index shown to the agent, then every fact with its id."""
+    """Print a chat: its current task, the map index shown to the agent, then every fact with
+    its id."""
     path = locate_map(session, None if map_file is None else str(map_file))
-    cmap = load_map(path)
+    task = _task_beside(path)
+    try:
+        cmap = load_map(path)
+    except MapNotFoundError:
+        if task is None:
+            raise
+        cmap = None  # a chat whose exchanges gave a task but no fact yet
     if as_json:
-        print_json(cmap.to_dict())
+        data = cmap.to_dict() if cmap is not None else {}
+        print_json({**data, "current_task": task.to_dict() if task is not None else None})
         return
     print(f"map: {path}")
+    _print_task(task)
+    if cmap is None:
+        print("(no map yet)")
+        return
     print(render_index(cmap) or "(the map is empty)")
     print()
     print(render_full(cmap))
     if cmap.archive:
         print(f"\narchived subtopics: {', '.join(f'{p.id} {p.title}' for p in cmap.archive)}")
+
+
+def _task_beside(map_path: str) -> CurrentTask | None:
+    """The current task of the chat whose map.json is at map_path (None for a map file of
+    another name: not a chat's folder)."""
+    if os.path.basename(map_path) != "map.json":
+        return None
+    return read_task_file(task_file(os.path.dirname(map_path) or "."))
+
+
+def _print_task(task: CurrentTask | None) -> None:
+    """The chat's current task under a heading that says when and from which turn it was last
+    brought up to date, and a blank line; nothing when there is none."""
+    if task is None:
+        return
+    turn = f"turn {task.turn}, " if task.turn else ""
+    print(f"current task ({turn}updated {task.updated_at or 'at an unknown time'}):")
+    for line in task_lines(task):
+        print(f"  {line}")
+    print()
 
 
 def apply(

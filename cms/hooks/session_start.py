@@ -1,7 +1,9 @@
 """The SessionStart hook (startup, resume, clear, compact): what a chat is shown first.
 
-Injects the map index (if any), the project's rules in force and the briefing, and records
-what was shown and the folder the chat runs in. No model call; errors reach the runner.
+Injects, after compaction or on resume, the chat's current task first (what it was doing and
+what comes next), then the map index (if any), the project's rules in force and the briefing,
+and records what was shown and the folder the chat runs in. No model call; errors reach the
+runner.
 """
 
 from __future__ import annotations
@@ -17,6 +19,15 @@ if TYPE_CHECKING:
 
 IN_FORCE_HEADING = "[Project rules and decisions in force (newest version; ids for `cms get`)]"
 BRIEFING_HEADING = "[Project observations from earlier sessions]"
+TASK_SOURCES = ("compact", "resume")  # a chat that goes on; startup and clear begin anew
+
+
+def task_section(session_id: str) -> list[str]:
+    """The chat's current task as a section (heading first), or [] when it has none."""
+    from cms.task.model import load_task, task_heading, task_lines  # only compact and resume
+
+    task = load_task(session_id)
+    return [task_heading(task), *task_lines(task)] if task is not None else []
 
 
 def handle(event: HookEvent, config: Config) -> str | None:
@@ -24,7 +35,7 @@ def handle(event: HookEvent, config: Config) -> str | None:
     limit = inject.inject_limit(config.hooks.inject_max_chars)
     view = readable_index_view(event.session_id, inject.index_budget(limit))
     rules, notes = start_notes(event.cwd, config.hooks.in_force_chars, config.hooks.briefing_limit)
-    sections = []
+    sections = [task_section(event.session_id)] if event.source in TASK_SOURCES else []
     if view is not None and view.text:
         sections.append(inject.index_section(view))
     sections.append(inject.observation_section(IN_FORCE_HEADING, [line for _, line in rules]))

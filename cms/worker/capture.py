@@ -1,5 +1,6 @@
-"""The capture job: turn a session into project observations (at SessionEnd and PreCompact),
-the user's own preferences into the user tier.
+"""The capture job: turn a session into project observations (at SessionEnd and PreCompact;
+at PreCompact the chat's current task is first brought up to date, cms.worker.currenttask), the
+user's own preferences into the user tier.
 
 With a model provider the observe model reads the chat map and the latest exchanges; without
 one (or when the model fails on the last attempt) the observations are derived from the map in
@@ -24,6 +25,7 @@ from cms.observations.personal import capture_personal, split_personal
 from cms.providers.model_calls import ask_for_observations
 from cms.providers.select import make_provider
 from cms.transcripts.reader import read_exchanges
+from cms.worker.currenttask import catch_up_task
 from cms.worker.projectsync import sync_project_memory
 
 SESSION_TEXT_CHARS = 24_000  # the recent exchanges sent to the observe model
@@ -57,12 +59,16 @@ def session_text(session_id: str, transcript: str | None) -> str:
 def run_capture(
     session_id: str, payload: dict[str, Any], config: Config, *, force_local: bool = False
 ) -> str:
-    """Capture observations for the session; return a one-line summary for the log."""
+    """Capture observations for the session (at PreCompact, after bringing the chat's current
+    task up to date); return a one-line summary for the log."""
+    transcript = payload.get("transcript")
+    transcript = transcript if isinstance(transcript, str) and transcript else None
+    reason = payload.get("reason")
+    if transcript and isinstance(reason, str) and reason.startswith("PreCompact"):
+        catch_up_task(session_id, transcript)
     cwd = payload.get("cwd")
     if not isinstance(cwd, str) or not cwd:
         raise JobError("capture job without a cwd")
-    transcript = payload.get("transcript")
-    transcript = transcript if isinstance(transcript, str) and transcript else None
     agent = payload.get("agent") if isinstance(payload.get("agent"), str) else "claude_code"
     provider = None if force_local else make_provider(config)
     sync_project_memory(session_id, cwd, agent)  # the fact index is whole before capture

@@ -23,6 +23,7 @@ from cms.providers.select import make_provider
 from cms.transcripts.exchange import Exchange, ToolCall
 from cms.transcripts.reader import read_latest_exchange
 from cms.worker.capture import run_capture
+from cms.worker.currenttask import update_task
 from cms.worker.projectsync import sync_project_memory
 from cms.worker.queue import Job
 from cms.worker.turncount import load_turn_count, save_turn_count
@@ -96,10 +97,12 @@ def map_update_payload(exchange: Exchange, *, project: str, cwd: str) -> dict[st
 def run_map_update(
     session_id: str, payload: dict[str, Any], config: Config, *, force_local: bool = False
 ) -> str:
-    """Fold the job's exchange into the chat map; return a short summary for the log."""
+    """Fold the job's exchange into the chat's current task and map; return a short summary
+    for the log."""
     exchange = exchange_of_job(session_id, payload)
     if exchange is None:
         return "no exchange in the transcript"
+    update_task(session_id, [exchange])
     provider = None if force_local else make_provider(config)
     cwd = _str(payload.get("cwd"))
     retired: list[str] = []

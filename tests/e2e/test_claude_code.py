@@ -126,6 +126,33 @@ def test_compact_reinjects_the_index(claude_box: Sandbox) -> None:
     assert not box.crashes()
 
 
+def test_compact_brings_back_the_current_task_first(claude_box: Sandbox) -> None:
+    box = claude_box
+    box.model.push_main(
+        "I implemented the token bucket in src/ratelimit.py; its unit tests pass. "
+        "Step 2 next: wiring it into the request middleware."
+    )
+    box.model.push_update({"ops": []})
+    session = box.claude("Could you add rate limiting to the orders API?")["session_id"]
+    transcript = transcript_path(box.home, box.project, session)
+    before = len(transcript_records(transcript))
+
+    box.claude("/compact", "--resume", session)
+
+    records = transcript_records(transcript)[before:]
+    boundary = next(i for i, r in enumerate(records) if r.get("subtype") == "compact_boundary")
+    after = [c for c in hook_contexts(records[boundary:], "SessionStart") if OPEN in c]
+    assert after, f"SessionStart(compact) injected nothing; cms log:\n{box.log_tail()}"
+    lines = after[-1].splitlines()
+    assert lines[2].startswith("[Current task of this chat, as of turn 1"), after[-1]
+    assert lines[3] == "Goal: Add rate limiting to the orders API."
+    assert "Next: Step 2: wiring it into the request middleware." in lines
+    box.claude("Go ahead with step 2.", "--resume", session)
+    request = box.model.of("main")[-1].all_text
+    assert "Goal: Add rate limiting to the orders API." in request  # the model saw it
+    assert not box.crashes()
+
+
 def test_cms_disable_injects_nothing_and_writes_no_map(claude_box: Sandbox) -> None:
     box = claude_box
     off = box.env(disable=True)

@@ -21,6 +21,7 @@ from cms.hooks import queue as hook_queue
 from cms.hooks.runner import HANDLER_MODULES
 from cms.observations.access import open_project_memory
 from cms.observations.model import NewObservation
+from cms.task.model import CurrentTask, save_task
 from cms.worker import queue
 from tests.hooks.helpers import ROOT, build_map, hook_env, numbered_turn, write_transcript
 
@@ -117,6 +118,21 @@ def test_injecting_hooks_import_nothing_heavy(
     payload = {"session_id": SESSION, "cwd": str(project), "transcript_path": "/x.jsonl", **extra}
     loaded = modules_after_hook(event, payload, tmp_path / "modules.json")
     assert [m for m in HEAVY if m in loaded] == []
+
+
+@pytest.mark.parametrize("source", ["compact", "resume"])
+def test_session_start_reads_the_current_task_with_nothing_heavy(
+    project: Path, tmp_path: Path, source: str
+) -> None:
+    task = CurrentTask(goal="Add rate limiting.", done=["Added the bucket."], next=["Docs."])
+    save_task(SESSION, task.replace(turn=3))
+    payload = {"session_id": SESSION, "cwd": str(project), "source": source}
+    loaded = modules_after_hook("SessionStart", payload, tmp_path / "modules.json")
+    assert "cms.task.model" in loaded  # the probe really read the task
+    assert [m for m in HEAVY if m in loaded] == []
+    assert [m for m in loaded if m.startswith(("cms.task.derive", "cms.providers"))] == []
+    startup = {**payload, "source": "startup"}
+    assert "cms.task.model" not in modules_after_hook("SessionStart", startup, tmp_path / "s.json")
 
 
 @pytest.mark.parametrize("event", ["Stop", "SessionEnd", "PreCompact"])

@@ -31,7 +31,7 @@ _EDIT_TOOLS = frozenset(
     edit_file apply_patch str_replace_based_edit_tool replace patch""",
     )
 )
-_PLAN_TOOLS = frozenset({"todowrite", "update_plan"})
+PLAN_TOOLS = frozenset({"todowrite", "update_plan"})
 _REJECTED = re.compile(
     r"doesn't want to proceed|tool use was rejected|permission|interrupted", re.I
 )
@@ -366,7 +366,8 @@ _PLAN_ITEM = re.compile(
 )
 
 
-def _plan_items(tool: ToolCall) -> list[tuple[str, str]]:
+def plan_items(tool: ToolCall) -> list[tuple[str, str]]:
+    """The (text, status) items of a todo-list call (a PLAN_TOOLS tool), in the list's order."""
     data = _fields(tool.input)
     items = data.get("todos", data.get("plan"))
     if isinstance(items, list):
@@ -381,11 +382,11 @@ def _plan_items(tool: ToolCall) -> list[tuple[str, str]]:
 
 def _plan_facts(exchange: Exchange, start: int) -> list[Candidate]:
     """Open items of the agent's last todo list become TODO facts; finished ones retire them."""
-    plans = [t for t in exchange.tools if t.name.lower() in _PLAN_TOOLS and not t.is_error]
+    plans = [t for t in exchange.tools if t.name.lower() in PLAN_TOOLS and not t.is_error]
     if not plans:
         return []
     out: list[Candidate] = []
-    items = sorted(_plan_items(plans[-1]), key=lambda item: item[1] != "in_progress")
+    items = sorted(plan_items(plans[-1]), key=lambda item: item[1] != "in_progress")
     for order, (text, status) in enumerate(items, start=start):
         text = strip_markdown(text)
         if len(tokenize(text)) < 2:
