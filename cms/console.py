@@ -24,6 +24,16 @@ def print_json(data: object) -> None:
     sys.stdout.write(dump_json(data).decode("utf-8") + "\n")
 
 
+def print_remembered(status: str, ref: str, note: str = "") -> None:
+    """What `cms remember` says of the one observation it stored (or found) as ref."""
+    replaces = "replaces the older one with that title" if status == "superseded" else ""
+    tail = "; ".join(part for part in (note, replaces) if part)
+    if status == "duplicate":
+        print(f"already remembered as {ref}" + (f" ({note})" if note else ""))
+    else:
+        print(f"remembered {ref}" + (f" ({tail})" if tail else ""))
+
+
 def load_command_config() -> Config:
     """The config, with its unknown-key warnings printed to stderr (ConfigError propagates)."""
     config = load_config()

@@ -27,7 +27,7 @@ from cms.cli.user_tier import (
     user_record,
     wants_user,
 )
-from cms.console import config_checked, load_command_config, print_json
+from cms.console import config_checked, load_command_config, print_json, print_remembered
 from cms.errors import CmsError, StoreError
 from cms.observations.access import ProjectMemory, open_project_memory
 from cms.observations.capture import capture_with_outcomes
@@ -173,13 +173,7 @@ def remember(
         write_file_notes(memory.store)  # what the PreToolUse hook reads
     if not outcomes:
         raise StoreError("nothing to remember: the title is empty")
-    outcome = outcomes[0]
-    if outcome.status == "duplicate":
-        print(f"already remembered as #{outcome.id}")
-    elif outcome.status == "superseded":
-        print(f"remembered #{outcome.id} (replaces the older one with that title)")
-    else:
-        print(f"remembered #{outcome.id}")
+    print_remembered(outcomes[0].status, f"#{outcomes[0].id}")
 
 
 def forget(

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from cms.console import print_json
+from cms.console import print_json, print_remembered
 from cms.errors import CmsError, StoreError
 from cms.observations.access import ProjectMemory, open_user_memory
 from cms.observations.export import observation_record
@@ -66,13 +66,7 @@ def remember_user(new: NewObservation, session: str) -> None:
         )
     if not outcomes:
         raise StoreError("nothing to remember: the title is empty")
-    outcome, ref = outcomes[0], f"{USER_PREFIX}{outcomes[0].id}"
-    if outcome.status == "duplicate":
-        print(f"already remembered as {ref} ({MARK})")
-    elif outcome.status == "superseded":
-        print(f"remembered {ref} ({MARK}; replaces the older one with that title)")
-    else:
-        print(f"remembered {ref} ({MARK})")
+    print_remembered(outcomes[0].status, f"{USER_PREFIX}{outcomes[0].id}", MARK)
 
 
 def user_numbers(ids: list[str]) -> list[int]:
