@@ -1,16 +1,23 @@
 """A regular expression compiled on its first use in a process.
 
 Modules on the hook fast path hold many patterns that most runs never need; compiling them all
-at import costs a prompt milliseconds. Only the standard library's `re`.
+at import costs a prompt milliseconds, and importing `re` itself (with enum, functools and
+collections) costs a hook a sixth of its time, so `re` is imported on the first compile. Only the
+standard library's `re`.
 """
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Iterator
+
+# re's flag values (re.IGNORECASE, ...), so that a module can declare its patterns without
+# importing re; tests/test_lazypattern.py checks them against re.
+IGNORECASE = 2
+MULTILINE = 8
+DOTALL = 16
 
 
 class LazyPattern:
@@ -31,12 +38,14 @@ class LazyPattern:
     def _cannot_match(self, text: str) -> bool:
         if not self.hints:
             return False
-        folded = text.lower() if self.flags & re.IGNORECASE else text
+        folded = text.lower() if self.flags & IGNORECASE else text
         return not any(hint in folded for hint in self.hints)
 
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
+            import re
+
             self._compiled = re.compile(self.source, self.flags)
         return self._compiled
 

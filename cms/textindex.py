@@ -7,10 +7,13 @@ Standard library only (patterns compiled on first use), cheap to import.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Sequence
 
 from cms.lazypattern import LazyPattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections import Counter
+    from collections.abc import Sequence
 
 _WORD = LazyPattern(r"[^\W_]+(?:[._/-][^\W_]+)*")  # words, kept whole across . _ / -
 STOPWORDS = frozenset(
@@ -96,11 +99,14 @@ class Bm25Index:
         self.lengths = [len(t) for t in self.texts]
         self.avg = (sum(self.lengths) / len(self.texts)) if self.texts else 0.0
         self._terms: dict[int, Counter[str]] = {}
+        from collections import Counter  # off the hook path, which only imports STOPWORDS, stem
+
+        self._counter = Counter
 
     def _doc_terms(self, i: int) -> Counter[str]:
         terms = self._terms.get(i)
         if terms is None:
-            terms = self._terms[i] = Counter(tokenize(self.texts[i]))
+            terms = self._terms[i] = self._counter(tokenize(self.texts[i]))
         return terms
 
     def scores(self, query: str) -> list[float]:

@@ -27,3 +27,13 @@ def test_a_hint_in_any_case_lets_the_pattern_run() -> None:
     pattern = LazyPattern(r"\b(?:rules?|conventions?)\b", re.I, hints=("rule", "convention"))
     assert pattern.sub("", "Our naming RULES") == "Our naming "
     assert pattern.search("a ruler") is None  # a hint is necessary, not sufficient
+
+
+def test_the_flag_constants_are_the_values_of_re() -> None:
+    from cms import lazypattern
+
+    assert (lazypattern.IGNORECASE, lazypattern.MULTILINE, lazypattern.DOTALL) == (
+        re.IGNORECASE,
+        re.MULTILINE,
+        re.DOTALL,
+    )

@@ -7,8 +7,11 @@ the query text, so recall can favour observations captured then instead of match
 
 from __future__ import annotations
 
-import re
 import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 MONTHS = [
     "january",
@@ -43,6 +46,8 @@ _compiled: list[tuple[str, re.Pattern[str]]] = []
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     """The date patterns, compiled on first use (most prompts hold no digit and never need them)."""
     if not _compiled:
+        import re  # ~26M instructions with what it imports: only for a query with a digit
+
         _compiled.extend((kind, re.compile(src, re.IGNORECASE)) for kind, src in _SOURCES)
     return _compiled
 

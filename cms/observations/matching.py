@@ -25,6 +25,8 @@ POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms onl
 CONJUNCTION_ROWS = 200  # rows an AND of common terms should leave, were they independent
 REFRESH_GROWTH = 0.05  # the share of new rows after which the vocabulary counts are taken again
 _TERM = LazyPattern(r"[^\W_]+")
+# Every ASCII character that is neither a letter nor a digit, as a space (str.translate table).
+_ASCII_BREAKS = {code: " " for code in range(128) if not chr(code).isalnum()}
 
 _EXTRA_STOPWORDS = frozenset(
     [
@@ -73,10 +75,18 @@ _EXTRA_STOPWORDS = frozenset(
 )
 
 
+def alnum_runs(text: str) -> list[str]:
+    r"""The runs of letters and digits of a text, as re.findall(r"[^\W_]+", text) gives them; an
+    ASCII text (most prompts) is split with str methods, so the hook need not import re."""
+    if text.isascii():
+        return text.translate(_ASCII_BREAKS).split()
+    return _TERM.findall(text)
+
+
 def query_terms(text: str) -> list[str]:
     """The distinct searchable words of a free text: lower-cased, no stopwords, in order."""
     terms: list[str] = []
-    for word in _TERM.findall(text.casefold()):
+    for word in alnum_runs(text.casefold()):
         if len(word) < 2 and not word.isdigit():
             continue
         if word in STOPWORDS or word in _EXTRA_STOPWORDS:

@@ -7,9 +7,7 @@ library only, cheap to import.
 
 from __future__ import annotations
 
-import re
-
-from cms.lazypattern import LazyPattern
+from cms.lazypattern import IGNORECASE, LazyPattern
 
 # A rule stated for the future, with or without an imperative.
 _RULE_CUE = LazyPattern(
@@ -18,26 +16,28 @@ _RULE_CUE = LazyPattern(
     r"we follow|whenever|every time|i(?: want| need| would like|'d like) you to|"
     r"(?:stress|emphasi[sz]e|reinforce|underline|highlight) the importance of|"
     r"make sure (?:to|you)|remember to|be sure to|please (?:always|never)|must|mustn't)\b",
-    re.I,
+    IGNORECASE,
 )
-_GENERAL = LazyPattern(r"\b(?:always|never|all|every|each|any|whenever)\b", re.I)
-_RULE_NOUN = LazyPattern(r"\b(?:convention|standard|guideline|rule|practice|policy)s?\b", re.I)
+_GENERAL = LazyPattern(r"\b(?:always|never|all|every|each|any|whenever)\b", IGNORECASE)
+_RULE_NOUN = LazyPattern(
+    r"\b(?:convention|standard|guideline|rule|practice|policy)s?\b", IGNORECASE
+)
 _LITERAL = LazyPattern(
     r"(?<!\w)'[^'\s][^']{0,40}?'(?!\w)|(?<!\w)\"[^\"]{1,40}?\"(?!\w)|`[^`]{1,60}`"
 )
-_WISH = LazyPattern(r"^(?:i want you to|i'd like you to|i would like you to|please)\b", re.I)
+_WISH = LazyPattern(r"^(?:i want you to|i'd like you to|i would like you to|please)\b", IGNORECASE)
 _FIRM = LazyPattern(
-    r"\b(?:always|never|must|from now on|going forward|no longer|instead of)\b", re.I
+    r"\b(?:always|never|must|from now on|going forward|no longer|instead of)\b", IGNORECASE
 )
 _COURTESY = LazyPattern(
     r"\b(?:(?:don'?t|do not|never) hesitate|feel free to|reach out|let me know|keep up the|"
     r"(?:my|the) door is (?:always )?open|(?:thank you|thanks) for|i appreciate|glad to hear|"
     r"happy to help|good luck|you'?re welcome|looking forward to)\b",
-    re.I,
+    IGNORECASE,
 )
 
 
-_PROMISE = LazyPattern(r"\b(?:i|we)(?:'ll| will| am going to| are going to| shall)\b", re.I)
+_PROMISE = LazyPattern(r"\b(?:i|we)(?:'ll| will| am going to| are going to| shall)\b", IGNORECASE)
 
 
 def is_rule(text: str) -> bool:
@@ -64,7 +64,7 @@ _DIRECTIVE = LazyPattern(
     r"|\byou(?:'ll| will| should| must| need to| have to| always| never)\b"
     r"|\b(?:i|we)(?: want| need| would like|'d like| expect| require| ask) you\b"
     r"|\b(?:we|our team|the team) (?:always|never|use|follow|prefer|require|standardi[sz]e)\b",
-    re.I,
+    IGNORECASE,
 )
 _LITERAL_VALUE = LazyPattern(
     r"(?<!\w)'[^'\s][^']{0,40}?'(?!\w)|(?<!\w)\"[^\"]{1,40}?\"(?!\w)|`[^`]{1,60}`|"
@@ -90,7 +90,7 @@ _NARRATION = LazyPattern(
     r"then (?:i|let)|now (?:i|let)|time to|looking at|checking|trying|here's|here is|here are|"
     r"based on|i found|i notice|i can see|it seems|it looks like|this (?:will|should) |"
     r"i'?d be happy|i apologi[sz]e)",
-    re.I,
+    IGNORECASE,
 )
 
 
@@ -98,7 +98,7 @@ _QUESTION = LazyPattern(
     r"\?[)\]\"'\u201d\u2019]*\s*$|^(?:quick question|question)\b|^(?:(?:so|and|but|ok|okay|also),? )?"
     r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
     r"should|would|will|shall|may|might|have|has|had)\b(?! (?:not|sure|you|we) \w+ to\b)[^.!:;]*$",
-    re.I,
+    IGNORECASE,
 )
 
 
@@ -110,13 +110,13 @@ def is_question(text: str) -> bool:
 
 _RULE_WORDS = LazyPattern(
     r"\b(?:conventions?|rules?|standards?|guidelines?|practices?|polic(?:y|ies)|preferences?)\b",
-    re.I,
+    IGNORECASE,
     hints=("convention", "rule", "standard", "guideline", "practice", "polic", "preference"),
 )
 _RULE_ASK = LazyPattern(
     r"\b(?:should|must|do|shall) (?:i|we)\b|\b(?:which|what) (?:\w+ )?(?:prefix|suffix|style|"
     r"name|naming|format|tool|version)\b|\bhow (?:do|should) (?:i|we)\b",
-    re.I,
+    IGNORECASE,
     hints=("should ", "must ", "do ", "shall ", "which ", "what ", "how "),
 )
 
@@ -173,7 +173,7 @@ _SOFTWARE = LazyPattern(
     r"runtime|scripts?|commands?|bugs?|crash(?:es|ed)?|errors?|cache|queues?|threads?|"
     r"frameworks?|components?|integers?|strings?|indentation|encryption|authentication|"
     r"passwords?|tokens?|hash(?:ing|es)?|algorithms?|migrations?|containers?|pipelines?)\b",
-    re.I,
+    IGNORECASE,
 )
 
 
@@ -182,7 +182,7 @@ def has_code(text: str) -> bool:
     return bool(_CODEISH.search(text))
 
 
-_CONVENTION = LazyPattern(r"\b(?:conventions?|standards?|guidelines?)\b", re.I)
+_CONVENTION = LazyPattern(r"\b(?:conventions?|standards?|guidelines?)\b", IGNORECASE)
 
 
 def announces_rule(text: str) -> bool:
@@ -227,17 +227,17 @@ _TASTE = LazyPattern(
     r"|\b(?:the )?user (?:(?:really|strongly|generally|usually|always) )?(?:prefers|likes|"
     r"dislikes|hates|wants|would like|'d like|expects|asked (?:you |me |us )?(?:to|for|not)|"
     r"does not want|doesn'?t want|does not like|doesn'?t like)\b",
-    re.I,
+    IGNORECASE,
     hints=("i", "my", "user"),
 )
 # The user as the one addressed or asked: standing by its nature ("call me Sam") or with a
 # word that makes it last ("never ask me to confirm", "always tell me which files changed").
-_NAMING_ME = LazyPattern(r"\b(?:call|address|refer to) me\b", re.I, hints=("me",))
-_ME = LazyPattern(r"\b(?:me|myself)\b(?<!\blet me)", re.I, hints=("me",))
+_NAMING_ME = LazyPattern(r"\b(?:call|address|refer to) me\b", IGNORECASE, hints=("me",))
+_ME = LazyPattern(r"\b(?:me|myself)\b(?<!\blet me)", IGNORECASE, hints=("me",))
 _LASTING = LazyPattern(
     r"\b(?:always|never|every time|each time|whenever|from now on|going forward|in (?:the )?"
     r"future|by default|in general|don'?t|do not|no need to|stop|any ?more|ever again|again)\b",
-    re.I,
+    IGNORECASE,
 )
 # How the user wants to be answered: the answer's language, length, tone and form.
 _ADDRESSING = LazyPattern(
@@ -250,9 +250,9 @@ _ADDRESSING = LazyPattern(
     r"|\bbe (?:more |less |very |extra |really )?(?:concise|brief|terse|succinct|direct|blunt|"
     r"detailed|verbose|thorough|formal|informal|casual|polite|friendly)\b"
     r"|\bkeep (?:it|things|them|answers|replies) (?:short|brief|concise|terse)\b",
-    re.I,
+    IGNORECASE,
 )
-_ANSWER_VERB = LazyPattern(r"\b(?:answer|reply|respond|talk|speak|communicate)\b", re.I)
+_ANSWER_VERB = LazyPattern(r"\b(?:answer|reply|respond|talk|speak|communicate)\b", IGNORECASE)
 # What places a rule in this project (or this chat) rather than with the user: the team ("we",
 # "our"), the project itself ("this repo", "the codebase", "here"), a path or a file of it.
 _PLACED = LazyPattern(
@@ -265,7 +265,7 @@ _PLACED = LazyPattern(
     r"|\bhere\b|\w/\w"
     r"|\b[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|toml|ya?ml|md|rs|go|java|kt|rb|sh|sql|css|"
     r"html|c|h|cc|cpp|hpp|cfg|ini|env|lock)\b",
-    re.I,
+    IGNORECASE,
 )
 
 
@@ -277,7 +277,7 @@ _CONCRETE = LazyPattern(
     + _SOFTWARE.source
     + r"|`[^`]+`|\b[a-z0-9]+_[a-z0-9_]+\b|(?-i:\b[A-Z][a-z]+[A-Z]\w*\b)"
     r"|\w\(\)|(?<!\w)'[^'\s][^']{0,40}?'(?!\w)",
-    re.I,
+    IGNORECASE,
 )
 
 
@@ -316,7 +316,7 @@ def is_personal(text: str) -> bool:
 _PLACE_WORDS = LazyPattern(
     r"\b(?:in|for|within|across|throughout|inside|on)? ?(?:this|the|our) (?:repo(?:sitory)?|"
     r"project|codebase|code base|monorepo|workspace)\b|\b(?:in )?here\b",
-    re.I,
+    IGNORECASE,
 )
 
 

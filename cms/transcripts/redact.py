@@ -11,8 +11,6 @@ so importing this module on the hook fast path costs next to nothing.
 from __future__ import annotations
 
 import math
-import re
-from collections import Counter
 
 from cms.transcripts.redact_rules import (
     ASSIGN_HINTS,
@@ -31,12 +29,18 @@ from cms.transcripts.redact_rules import (
     get_rules,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
 
 def _marker(kind: str) -> str:
     return f"{MARK}{kind}]"
 
 
 def _shannon(text: str) -> float:
+    from collections import Counter  # only for a long token: off the hook path
+
     n = len(text)
     return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
 
@@ -132,7 +136,7 @@ def _redact_assignment(rules: RedactRules, match: re.Match[str]) -> str:
     sep = match.group("sep")
     # "password: the user chooses it": a colon followed by a sentence is prose, not a setting
     prose_like = sep == ":" and (
-        not at_line_start or bool(rules.more_words.match(match.string, match.end(group)))
+        not at_line_start or bool(rules.more_words.compiled.match(match.string, match.end(group)))
     )
     if not _secret_value(rules, value, quoted, prose_like):
         return whole
@@ -188,7 +192,7 @@ def _redact_commands(rules: RedactRules, text: str, low: str) -> str:
     out: list[str] = []
     last = 0
     for at in hits:
-        match = rules.command_password.match(text, at) if at >= last else None
+        match = rules.command_password.compiled.match(text, at) if at >= last else None
         if match is not None:
             out.append(text[last:at])
             out.append(_redact_command_password(rules, match))

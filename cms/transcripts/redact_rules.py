@@ -6,8 +6,7 @@ library only (on the hook fast path); must not decide or replace anything: redac
 
 from __future__ import annotations
 
-import re
-from functools import cached_property
+from cms.lazypattern import DOTALL, IGNORECASE, MULTILINE, LazyPattern
 
 MARK = "[REDACTED:"
 
@@ -198,166 +197,116 @@ class RedactRules:
     """The patterns, each compiled on its first use in a process (compiling all of them costs
     ~12 ms, and most texts need only a few)."""
 
-    def __init__(self) -> None:
-        self._tokens: list[re.Pattern[str] | None] = [None] * len(TOKEN_RULES)
+    tokens = tuple(LazyPattern(source) for _kind, _hints, source in TOKEN_RULES)
 
-    def token(self, index: int) -> re.Pattern[str]:
+    def token(self, index: int) -> LazyPattern:
         """The pattern of TOKEN_RULES[index]."""
-        compiled = self._tokens[index]
-        if compiled is None:
-            compiled = self._tokens[index] = re.compile(TOKEN_RULES[index][2])
-        return compiled
+        return self.tokens[index]
 
-    @cached_property
-    def private(self) -> re.Pattern[str]:
-        return re.compile(r"<private>.*?(?:</private>|\Z)", re.DOTALL | re.IGNORECASE)
+    private = LazyPattern(r"<private>.*?(?:</private>|\Z)", DOTALL | IGNORECASE)
 
-    @cached_property
-    def private_close(self) -> re.Pattern[str]:
-        return re.compile(r"</private>", re.IGNORECASE)
+    private_close = LazyPattern(r"</private>", IGNORECASE)
 
-    @cached_property
-    def pem(self) -> re.Pattern[str]:
-        return re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END (?:[A-Z0-9]+ )*"
-            r"PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:,\- \t\r\n]|\\n)*)",
-            re.DOTALL,
-        )
+    pem = LazyPattern(
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END (?:[A-Z0-9]+ )*"
+        r"PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:,\- \t\r\n]|\\n)*)",
+        DOTALL,
+    )
 
     # Authorization headers and bare bearer tokens: keep the scheme, mask the credential.
-    @cached_property
-    def auth_header(self) -> re.Pattern[str]:
-        return re.compile(
-            r"(?i)(\b(?:proxy-)?authorization\\?[\"']?\s*[:=]\s*\\?[\"']?\s*"
-            r"(?:(?:bearer|basic|token|bot|digest)\s+)?)(?!\[REDACTED)([A-Za-z0-9._~+/\-]{8,}=*)"
-        )
+    auth_header = LazyPattern(
+        r"(?i)(\b(?:proxy-)?authorization\\?[\"']?\s*[:=]\s*\\?[\"']?\s*"
+        r"(?:(?:bearer|basic|token|bot|digest)\s+)?)(?!\[REDACTED)([A-Za-z0-9._~+/\-]{8,}=*)"
+    )
 
-    @cached_property
-    def bearer(self) -> re.Pattern[str]:
-        return re.compile(r"(?i)(\bbearer\s+)(?=[A-Za-z._~+/\-]*\d)([A-Za-z0-9._~+/\-]{12,}=*)")
+    bearer = LazyPattern(r"(?i)(\bbearer\s+)(?=[A-Za-z._~+/\-]*\d)([A-Za-z0-9._~+/\-]{12,}=*)")
 
     # scheme://user:password@host
-    @cached_property
-    def url_creds(self) -> re.Pattern[str]:
-        return re.compile(r"://(?<=[A-Za-z0-9]://)([^:/\s@'\"]{1,128}):([^@\s/'\"]{1,256})@")
+    url_creds = LazyPattern(r"://(?<=[A-Za-z0-9]://)([^:/\s@'\"]{1,128}):([^@\s/'\"]{1,256})@")
 
     # --password=x, --token x, --db-password x, --registry-token=x
-    @cached_property
-    def cli_flag(self) -> re.Pattern[str]:
-        return re.compile(
-            r"(?i)((?<![\w-])--?(?!no-)(?:[a-z0-9]+-){0,3}(?:password|passwd|token|api-?key|secret|"
-            r"client-secret|access-token|auth-token)(?:=|[ \t]+))"
-            r"([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
-        )
+    cli_flag = LazyPattern(
+        r"(?i)((?<![\w-])--?(?!no-)(?:[a-z0-9]+-){0,3}(?:password|passwd|token|api-?key|secret|"
+        r"client-secret|access-token|auth-token)(?:=|[ \t]+))"
+        r"([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
+    )
 
     # curl -u user:pw, curl --user=user:pw, --proxy-user user:pw (the user is kept)
-    @cached_property
-    def cli_user(self) -> re.Pattern[str]:
-        return re.compile(
-            r"((?<![\w-])(?:-u|--user|--proxy-user)(?:=|[ \t]+)([\"']?)[^\s:\"'@/]{1,128}:)"
-            r"(?!\[REDACTED)([^\s\"']+)\2"
-        )
+    cli_user = LazyPattern(
+        r"((?<![\w-])(?:-u|--user|--proxy-user)(?:=|[ \t]+)([\"']?)[^\s:\"'@/]{1,128}:)"
+        r"(?!\[REDACTED)([^\s\"']+)\2"
+    )
 
     # The password flags of particular commands: mysql -ppw (glued), sshpass -p pw,
     # docker/podman/oc/az login -p pw, redis-cli -a pw. The command and the flag stay.
-    @cached_property
-    def command_password(self) -> re.Pattern[str]:
-        return re.compile(
-            r"((?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|"
-            r"mariadb|mariadb-dump|mariadb-admin))\b[^\n|;&]{0,200}?[ \t]-p"
-            r"|(?i:\bsshpass)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
-            r"|(?i:\blogin)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
-            r"|(?i:\bredis-cli)\b[^\n|;&]{0,200}?[ \t]-a[ \t]+)"
-            r"([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
-        )
+    command_password = LazyPattern(
+        r"((?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh|"
+        r"mariadb|mariadb-dump|mariadb-admin))\b[^\n|;&]{0,200}?[ \t]-p"
+        r"|(?i:\bsshpass)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+        r"|(?i:\blogin)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+        r"|(?i:\bredis-cli)\b[^\n|;&]{0,200}?[ \t]-a[ \t]+)"
+        r"([\"']?)((?!\[REDACTED)[^\s\"'-][^\s\"']*)\2"
+    )
 
     # Azure (and other) shared access signatures: ...&sig=<url-encoded base64>
-    @cached_property
-    def sas_signature(self) -> re.Pattern[str]:
-        return re.compile(r"(?i)((?<![A-Za-z0-9_])sig=)(?!\[REDACTED)([A-Za-z0-9%+/_\-]{16,}=*)")
+    sas_signature = LazyPattern(
+        r"(?i)((?<![A-Za-z0-9_])sig=)(?!\[REDACTED)([A-Za-z0-9%+/_\-]{16,}=*)"
+    )
 
     # prose: "my password is pw", "the API key for staging was `pw`", "the token is now pw"
-    @cached_property
-    def prose(self) -> re.Pattern[str]:
-        return re.compile(
-            r"(?i)(?<![A-Za-z0-9_])(?=[ptasc])(?:password|passphrase|passcode|passwd|token|api[ _\-]?key|secret(?:[ _\-]key)?|"
-            r"access[ _\-]key|credentials?)(?:(?:[ \t]+(?:for|of|to|on)[ \t]+[^\n.,;:=\"'`]{1,30}?)?"
-            r"[ \t]+(?:is|was|are|were)|'s)(?:[ \t]+(?:now|still|just|actually|currently|"
-            r"simply|set[ \t]+to|changed[ \t]+to))*[ \t]*:?[ \t]*"
-            r"(?:(?P<q>[\"'`])(?P<quoted>(?!\[REDACTED)[^\"'`\n]{1,200})(?P=q)"
-            r"|(?P<value>(?!\[REDACTED)[^\s\"'`]+))"
-        )
+    prose = LazyPattern(
+        r"(?i)(?<![A-Za-z0-9_])(?=[ptasc])(?:password|passphrase|passcode|passwd|token|api[ _\-]?key|secret(?:[ _\-]key)?|"
+        r"access[ _\-]key|credentials?)(?:(?:[ \t]+(?:for|of|to|on)[ \t]+[^\n.,;:=\"'`]{1,30}?)?"
+        r"[ \t]+(?:is|was|are|were)|'s)(?:[ \t]+(?:now|still|just|actually|currently|"
+        r"simply|set[ \t]+to|changed[ \t]+to))*[ \t]*:?[ \t]*"
+        r"(?:(?P<q>[\"'`])(?P<quoted>(?!\[REDACTED)[^\"'`\n]{1,200})(?P=q)"
+        r"|(?P<value>(?!\[REDACTED)[^\s\"'`]+))"
+    )
 
     # KEY=value, KEY: value, "key": "value", export KEY=..., - key: value
-    @cached_property
-    def assign(self) -> re.Pattern[str]:
-        return re.compile(
-            r"(?P<lead>^[ \t]*(?:-[ \t]+|export[ \t]+)?)?(?<![\w.\-])(?P<nq>\\?[\"']?)"
-            r"(?P<name>[A-Za-z0-9_.\-]{0,40}?(?:" + KEYWORDS + r")[A-Za-z0-9_.\-]{0,40})"
-            r"(?P=nq)[ \t]*(?P<sep>:=|=>|=|:)[ \t]*"
-            r"(?:\\\"(?P<q1>[^\"\\\n]*)\\\"|\"(?P<q2>(?:[^\"\\\n]|\\.)*)\"|'(?P<q3>[^'\n]*)'"
-            r"|(?P<val>[^\s\"'`]+))",
-            re.IGNORECASE | re.MULTILINE,
-        )
+    assign = LazyPattern(
+        r"(?P<lead>^[ \t]*(?:-[ \t]+|export[ \t]+)?)?(?<![\w.\-])(?P<nq>\\?[\"']?)"
+        r"(?P<name>[A-Za-z0-9_.\-]{0,40}?(?:" + KEYWORDS + r")[A-Za-z0-9_.\-]{0,40})"
+        r"(?P=nq)[ \t]*(?P<sep>:=|=>|=|:)[ \t]*"
+        r"(?:\\\"(?P<q1>[^\"\\\n]*)\\\"|\"(?P<q2>(?:[^\"\\\n]|\\.)*)\"|'(?P<q3>[^'\n]*)'"
+        r"|(?P<val>[^\s\"'`]+))",
+        IGNORECASE | MULTILINE,
+    )
 
     # what follows a value when it is part of a sentence: a space and a word
-    @cached_property
-    def more_words(self) -> re.Pattern[str]:
-        return re.compile(r"[ \t]+[A-Za-z]{2,}")
+    more_words = LazyPattern(r"[ \t]+[A-Za-z]{2,}")
 
-    @cached_property
-    def keyword(self) -> re.Pattern[str]:
-        return re.compile(KEYWORDS, re.IGNORECASE)
+    keyword = LazyPattern(KEYWORDS, IGNORECASE)
 
-    @cached_property
-    def name_words(self) -> re.Pattern[str]:
-        return re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+    name_words = LazyPattern(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
-    @cached_property
-    def placeholder(self) -> re.Pattern[str]:
-        return re.compile(
-            r"(?i)^(?:\$|\{\{|<|%|\*+$|x+$|\.+$|•+$|(?:none|null|nil|undefined|true|false|yes|no|"
-            r"on|off|string|str|int|number|bool|boolean|any|bytes|optional|secretstr|required|"
-            r"redacted|changeme|\.\.\.)$|redacted|(?:process\.env|os\.environ|os\.getenv|env\.|settings\.|"
-            r"config\.|self\.|this\.|args\.|options\.))"
-        )
+    placeholder = LazyPattern(
+        r"(?i)^(?:\$|\{\{|<|%|\*+$|x+$|\.+$|•+$|(?:none|null|nil|undefined|true|false|yes|no|"
+        r"on|off|string|str|int|number|bool|boolean|any|bytes|optional|secretstr|required|"
+        r"redacted|changeme|\.\.\.)$|redacted|(?:process\.env|os\.environ|os\.getenv|env\.|settings\.|"
+        r"config\.|self\.|this\.|args\.|options\.))"
+    )
 
-    @cached_property
-    def value_end(self) -> re.Pattern[str]:
-        return re.compile(r"[&,;)}\]]")
+    value_end = LazyPattern(r"[&,;)}\]]")
 
-    @cached_property
-    def dotted_ident(self) -> re.Pattern[str]:
-        return re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
+    dotted_ident = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
     # high-entropy candidates: long runs of base64/base64url characters
-    @cached_property
-    def candidate(self) -> re.Pattern[str]:
-        return re.compile(
-            rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{CANDIDATE_MIN},}}={{0,2}}(?![A-Za-z0-9+/_\-])"
-        )
+    candidate = LazyPattern(
+        rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{CANDIDATE_MIN},}}={{0,2}}(?![A-Za-z0-9+/_\-])"
+    )
 
-    @cached_property
-    def wordy(self) -> re.Pattern[str]:
-        return re.compile(r"[A-Z]?[a-z]{3,}")
+    wordy = LazyPattern(r"[A-Z]?[a-z]{3,}")
 
-    @cached_property
-    def hexish(self) -> re.Pattern[str]:
-        return re.compile(r"^[0-9a-fA-F_\-]+$")
+    hexish = LazyPattern(r"^[0-9a-fA-F_\-]+$")
 
-    @cached_property
-    def path_segment(self) -> re.Pattern[str]:
-        return re.compile(r"^[A-Za-z]?[a-z0-9_\-]*$")
+    path_segment = LazyPattern(r"^[A-Za-z]?[a-z0-9_\-]*$")
 
-    @cached_property
-    def separators(self) -> re.Pattern[str]:
-        return re.compile(r"[-_]")
+    separators = LazyPattern(r"[-_]")
 
-    @cached_property
-    def prefixed_id(self) -> re.Pattern[str]:
-        return re.compile(
-            r"^[a-z]+(?:_[a-z]+)*_01[A-Za-z0-9]{20,26}$"
-        )  # agent_msg_01..., toolu_01...
+    prefixed_id = LazyPattern(
+        r"^[a-z]+(?:_[a-z]+)*_01[A-Za-z0-9]{20,26}$"
+    )  # agent_msg_01..., toolu_01...
 
 
 _rules: RedactRules | None = None

@@ -120,6 +120,23 @@ def test_injecting_hooks_import_nothing_heavy(
     assert [m for m in HEAVY if m in loaded] == []
 
 
+@pytest.mark.parametrize(
+    ("prompt", "reset"),
+    [("why does the billing export time out?", "injected.json"), ("postgres billing", None)],
+)
+def test_a_plain_prompt_is_answered_without_importing_re(
+    project: Path, tmp_path: Path, prompt: str, reset: str | None
+) -> None:
+    """re (with enum, functools and collections) is a sixth of the prompt hook: a prompt
+    without a digit or a secret-like word compiles no pattern, so re is never imported."""
+    if reset:
+        (Path(paths.chat_dir(SESSION)) / reset).unlink(missing_ok=True)
+    payload = {"session_id": SESSION, "cwd": str(project), "prompt": prompt}
+    loaded = modules_after_hook("UserPromptSubmit", payload, tmp_path / "modules.json")
+    assert "cms.observations.recall" in loaded  # the probe really recalled
+    assert [m for m in ("re", "enum", "shutil") if m in loaded] == []
+
+
 @pytest.mark.parametrize("source", ["compact", "resume"])
 def test_session_start_reads_the_current_task_with_nothing_heavy(
     project: Path, tmp_path: Path, source: str

@@ -33,6 +33,8 @@ def test_install_py_in_a_fresh_venv_ends_with_memory_active_and_cms_on_path(
     command = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert f"  UserPromptSubmit: {command}" in done.stdout.splitlines()
     assert str(venv / "bin" / "cms") in command
+    # the venv's pip was upgraded first: its console script does not import re (~5 ms a hook)
+    assert "import re" not in (venv / "bin" / "cms").read_text(encoding="utf-8")
 
     payload = {
         "session_id": "d919c848-7982-464b-9af4-7a5622445c4d",

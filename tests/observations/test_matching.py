@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cms.observations.matching import holds_word_start, text_relevance
+from cms.observations.matching import alnum_runs, holds_word_start, text_relevance
 
 _ALPHABET = st.sampled_from(list("ab_1 .-/éß中\n"))
 
@@ -22,6 +22,11 @@ def test_a_stem_is_held_exactly_where_a_word_boundary_pattern_would_find_it(
 ) -> None:
     pattern = r"\b" + re.escape(base) + (r"\b" if whole else "")
     assert holds_word_start(text, base, whole) == (re.search(pattern, text) is not None)
+
+
+@given(text=st.text(max_size=40) | st.text(st.characters(max_codepoint=127), max_size=40))
+def test_the_runs_of_letters_and_digits_are_those_the_word_pattern_finds(text: str) -> None:
+    assert alnum_runs(text) == re.findall(r"[^\W_]+", text)
 
 
 def test_a_stem_inside_a_word_or_a_short_stem_starting_a_longer_word_is_not_held() -> None:
