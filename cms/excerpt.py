@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cms.lazypattern import LazyPattern
 
-_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`@])|\n+")
+_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`@])|\n+", hints=(".", "!", "?", "\n"))
 _CLAUSE_END = LazyPattern(r"(?<=[,;:])\s+|\s+(?=\u2014|--\s|\(|because\b|so that\b|which\b)")
 ELLIPSIS = "\u2026"
 

@@ -62,7 +62,7 @@ class LazyPattern:
         return iter(()) if self._cannot_match(text) else self.compiled.finditer(text)
 
     def split(self, text: str) -> list[str]:
-        return self.compiled.split(text)
+        return [text] if self._cannot_match(text) else self.compiled.split(text)
 
     def sub(self, repl: str | Callable[[re.Match[str]], str], text: str) -> str:
         return text if self._cannot_match(text) else self.compiled.sub(repl, text)

@@ -37,3 +37,10 @@ def test_the_flag_constants_are_the_values_of_re() -> None:
         re.MULTILINE,
         re.DOTALL,
     )
+
+
+def test_a_split_of_a_text_without_any_hint_is_the_text_itself() -> None:
+    pattern = LazyPattern(r"(?<=[.!?])\s+|\n+", hints=(".", "!", "?", "\n"))
+    assert pattern.split("no end mark here") == ["no end mark here"]
+    assert pattern._compiled is None
+    assert pattern.split("One. Two") == ["One.", "Two"]

@@ -9,20 +9,20 @@ building the notes from the store is filenotes.py's.
 from __future__ import annotations
 
 import os
-import re
 
 from cms import jsonio, paths
+from cms.lazypattern import LazyPattern
 
 NOTES_NAME = "file-notes.json"
 NOTES_VERSION = 1
-_PATH = re.compile(
+_PATH = LazyPattern(
     r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/])"
 )
-_EXT_RULE = re.compile(
+_EXT_RULE = LazyPattern(
     r"\*\.([A-Za-z][A-Za-z0-9]{0,5})\b|(?<![\w.])\.([A-Za-z][A-Za-z0-9]{0,5}) files\b"
 )
 _NOT_FILES = frozenset({"com", "org", "net", "io", "dev", "ai", "js", "md"})  # Node.js, e.g.
-_PROGRAM = re.compile(r"^[A-Za-z][\w.+-]*$")
+_CD = LazyPattern(r"cd\s+\S+\s*(?:&&|;)\s*", hints=("cd",))
 
 
 def mention_keys(text: str) -> list[str]:
@@ -47,14 +47,23 @@ def program_of(command: str) -> str | None:
     """The program a shell command runs: "pytest -q" -> "pytest", "`make lint`" -> "make";
     env assignments, a leading `$ ` prompt and `cd DIR &&` are skipped."""
     text = command.strip().strip("`").removeprefix("$ ").strip()
-    while (cd := re.match(r"cd\s+\S+\s*(?:&&|;)\s*", text)) is not None:
+    while (cd := _CD.match(text)) is not None:
         text = text[cd.end() :]
     for word in text.split():
         if "=" in word and not word.startswith("="):
             continue
         name = os.path.basename(word.strip("`"))
-        return name if _PROGRAM.match(name) and name.islower() else None
+        return name if is_program_name(name) and name.islower() else None
     return None
+
+
+def is_program_name(name: str) -> bool:
+    """An ASCII letter, then letters, digits, _ . + or - (what re's ^[A-Za-z][\\w.+-]*$ takes,
+    without importing re on the PreToolUse hook)."""
+    name = name.removesuffix("\n")  # $ also matches before a final newline
+    return (
+        name[:1].isascii() and name[:1].isalpha() and all(c.isalnum() or c in "_.+-" for c in name)
+    )
 
 
 def file_keys(path: str, root: str) -> list[str]:

@@ -227,3 +227,4 @@ def test_the_pre_tool_hook_imports_nothing_heavy_and_no_store(
     assert [m for m in HEAVY if m in loaded] == []
     light = ("sqlite3", "_sqlite3", "cms.observations.store", "cms.observations.recall")
     assert [m for m in light if m in loaded] == []
+    assert "re" not in loaded  # the keys of a file or a command need no pattern
