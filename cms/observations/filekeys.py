@@ -40,7 +40,8 @@ def mention_keys(text: str) -> list[str]:
 
 def rule_keys(text: str) -> list[str]:
     """The kinds of file a rule is about ("*.py", ".tsx files") as ext: keys."""
-    return list(dict.fromkeys(f"ext:.{a or b}".lower() for a, b in _EXT_RULE.findall(text)))
+    found = (m.group(1) or m.group(2) for m in _EXT_RULE.finditer(text))
+    return list(dict.fromkeys(f"ext:.{suffix}".lower() for suffix in found))
 
 
 def program_of(command: str) -> str | None:
