@@ -6,9 +6,7 @@ the agent's `<system-reminder>` blocks never reach the extractor. Knows nothing 
 
 from __future__ import annotations
 
-import re
-
-from cms.lazypattern import LazyPattern
+from cms.lazypattern import DOTALL, IGNORECASE, MULTILINE, LazyPattern
 from cms.transcripts.exchange import Exchange, ToolCall
 from cms.transcripts.redact import redact_text
 
@@ -34,13 +32,13 @@ LAST_RECORD = "last_record"  # Exchange.extra key: the id of the turn's last tra
 _INJECTED_TAGS = ("cms-memory", "system-reminder", "user-prompt-submit-hook")
 _INJECTED = LazyPattern(
     r"<(cms-memory|system-reminder|user-prompt-submit-hook)\b[^>]*>.*?(?:</\1>|\Z)",
-    re.DOTALL | re.IGNORECASE,
+    DOTALL | IGNORECASE,
     hints=_INJECTED_TAGS,
 )
 _STRAY_CLOSE = LazyPattern(
-    r"</(?:cms-memory|system-reminder|user-prompt-submit-hook)>", re.I, hints=_INJECTED_TAGS
+    r"</(?:cms-memory|system-reminder|user-prompt-submit-hook)>", IGNORECASE, hints=_INJECTED_TAGS
 )
-_LINE_NUMBERS = LazyPattern(r"^ *\d+→", re.MULTILINE, hints=("→",))  # Read output: "  12→code"
+_LINE_NUMBERS = LazyPattern(r"^ *\d+→", MULTILINE, hints=("→",))  # Read output: "  12→code"
 _BLANK_RUNS = LazyPattern(r"\n{3,}", hints=("\n\n\n",))
 _SPACES = LazyPattern(r"\s+")
 
