@@ -170,6 +170,12 @@ _META_WORDS = frozenset(
 )
 
 
+def is_meta_word(word: str) -> bool:
+    """Whether a canonical word (frame_of's) talks about rules or code in general
+    ("convention", "code", "style") rather than naming what a rule governs."""
+    return word in _META_WORDS
+
+
 def is_vague(text: str) -> bool:
     """A rule that names nothing to follow ("I want you to adopt a specific coding style",
     "just make sure to apply it consistently"): no word of its own beyond cue and meta words,

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 CURRENT_CHAT_SHARE = 0.5  # the given chat's hits go first when at least this share of the best
 RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be done
+RULES_LISTED = 10  # rules in force on the asked subject listed at most, even past k
 SEMANTIC_POOL_PER_RESULT = 2  # items nearest the query considered per result asked for
 
 
@@ -268,11 +269,15 @@ def search_project(
     text, asks_rule = rule_query(query)
     if not text.strip():
         text, asks_rule = query, True
+    wanted = rule_subject(text) if asks_rule else frozenset()
+    asked = k
+    if wanted:  # every rule in force on the subject may be listed: draw enough candidates
+        k = max(k, RULES_LISTED)
     if memory is None:
         own = chat_hits(session, text, k) if session else []
         if user is None:
-            return own[:k]
-        return _ranked(with_user_hits(own, None, user, text, k), k, session, asks_rule)
+            return own[:asked]
+        return _ranked(with_user_hits(own, None, user, text, k), asked, session, asks_rule, wanted)
     own = []
     skip = other_than
     if session and not index_holds_map(memory, session):  # read the map itself, always current
@@ -296,17 +301,43 @@ def search_project(
         hits = fuse_hits(
             memory, hits, similarities, semantic_weight, k, skip_session=skip, passages=passages
         )
-    return _ranked(hits, k, session, asks_rule)
+    return _ranked(hits, asked, session, asks_rule, wanted)
 
 
-def _ranked(hits: list[MemoryHit], k: int, session: str | None, asks_rule: bool) -> list[MemoryHit]:
-    """The k best, rules in force first when the query asks how things are done, then the given
-    chat's own among the relevant."""
+def rule_subject(query: str) -> frozenset[str]:
+    """What a question about how things are done asks about, as subject.frame_of words
+    ("what prefix should I use for method names?" -> <head>, method, name), without the words
+    that name rules in general; empty when nothing is left (then relevance alone ranks)."""
+    from cms.observations.subject import frame_of, is_meta_word
+
+    return frozenset(w for w in frame_of(query) if not is_meta_word(w))
+
+
+def _ranked(
+    hits: list[MemoryHit],
+    k: int,
+    session: str | None,
+    asks_rule: bool,
+    wanted: frozenset[str] = frozenset(),
+) -> list[MemoryHit]:
+    """The k best, then the given chat's own first among the relevant. When the query asks how
+    things are done, rules in force rank higher, and those whose subject holds every word of the
+    question's subject (wanted) come first, all of them listed, up to RULES_LISTED, even past k:
+    "what is our convention for functions?" is answered by every rule on functions."""
     if asks_rule:  # "what prefix should I use ...": the rules in force first
         for hit in hits:
             if hit.kind in STANDING_KINDS:
                 hit.relevance *= RULE_BOOST
     hits.sort(key=lambda h: (-h.relevance, -h.updated_at, h.id))
+    if wanted:
+        from cms.observations.subject import frame_of
+
+        on_subject = [h for h in hits if h.kind in STANDING_KINDS and wanted <= frame_of(h.text)][
+            :RULES_LISTED
+        ]
+        listed = {id(h) for h in on_subject}
+        hits = on_subject + [h for h in hits if id(h) not in listed][: max(0, k - len(on_subject))]
+        return hits  # the rules in subject order of relevance; the chat's own do not jump them
     hits = hits[:k]
     if session and hits:
         floor = hits[0].relevance * CURRENT_CHAT_SHARE

@@ -1,0 +1,65 @@
+"""A question about how things are done is answered by the rules in force on its subject."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cms.observations.access import open_project_memory
+from cms.observations.model import NewObservation
+from cms.search.project import RULES_LISTED, rule_subject, search_project
+
+FUNCTION_RULES = [
+    "Always use annotations for functions.",
+    "Always use docstrings in functions.",
+    "Include try statements in your functions.",
+    "Include assert statements in your functions.",
+    "Add the '@retry' decorator from the 'pedantic' module to all your functions.",
+    "Include a single digit in your function names.",
+    "When naming functions, start the name with an 'x_' prefix.",
+]
+OTHER = [
+    ("preference", "Always use docstrings in methods."),
+    ("preference", "Start your method names with 'a_'."),
+    ("learning", "The functions in billing.py call the tax service twice."),
+    ("learning", "Functions that parse dates live in dates.py."),
+    ("decision", "We chose PostgreSQL 16 for the billing service."),
+]
+
+
+def project_with(tmp_path: Path, items: list[tuple[str, str]]) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    memory = open_project_memory(repo, create=True)
+    assert memory is not None
+    with memory:
+        for kind, text in items:
+            memory.store.add(NewObservation(kind, text))
+    return repo
+
+
+def answer(repo: Path, query: str, k: int = 5) -> list[str]:
+    memory = open_project_memory(repo, create=False)
+    assert memory is not None
+    with memory:
+        return [hit.text for hit in search_project(memory, query, k=k)]
+
+
+def test_a_convention_question_lists_every_rule_in_force_on_its_subject_even_past_k(
+    tmp_path: Path,
+) -> None:
+    repo = project_with(tmp_path, [("preference", r) for r in FUNCTION_RULES] + OTHER)
+    found = answer(repo, "What is our convention for functions?", k=5)
+    assert set(FUNCTION_RULES) <= set(found)
+    assert len(found) <= max(5, RULES_LISTED)
+
+
+def test_the_rule_on_the_asked_kind_of_name_comes_before_one_on_another(tmp_path: Path) -> None:
+    repo = project_with(tmp_path, [("preference", r) for r in FUNCTION_RULES] + OTHER)
+    found = answer(repo, "What prefix should I use for method names?")
+    assert found[0] == "Start your method names with 'a_'."
+
+
+def test_a_question_that_names_no_subject_keeps_the_plain_ranking(tmp_path: Path) -> None:
+    assert rule_subject("What is our convention for code?") == frozenset()
+    repo = project_with(tmp_path, [("preference", r) for r in FUNCTION_RULES] + OTHER)
+    assert len(answer(repo, "Which functions call the tax service?", k=3)) <= 3
