@@ -170,10 +170,14 @@ _META_WORDS = frozenset(
 )
 
 
-def is_meta_word(word: str) -> bool:
-    """Whether a canonical word (frame_of's) talks about rules or code in general
-    ("convention", "code", "style") rather than naming what a rule governs."""
-    return word in _META_WORDS
+_GENERALISERS = frozenset(canonical(w) for w in "every everything everywhere whenever".split())
+
+
+def names_no_subject(word: str) -> bool:
+    """Whether a canonical word (frame_of's) talks about rules or code in general ("convention",
+    "code", "style") or says how far a rule reaches ("every"), rather than naming what it
+    governs."""
+    return word in _META_WORDS or word in _GENERALISERS
 
 
 def is_vague(text: str) -> bool:

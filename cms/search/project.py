@@ -7,6 +7,8 @@ verbatim. Knows nothing of hooks or of typer.
 
 from __future__ import annotations
 
+import math
+
 from cms import paths
 from cms.observations.facts import PASSAGE, FactMatch, search_facts
 from cms.observations.ids import chat_tag, fact_source, item_aliases
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 CURRENT_CHAT_SHARE = 0.5  # the given chat's hits go first when at least this share of the best
 RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be done
 RULES_LISTED = 10  # rules in force on the asked subject listed at most, even past k
+SUBJECT_SHARE = 2 / 3  # of the asked subject's words a rule must hold to be listed first
 SEMANTIC_POOL_PER_RESULT = 2  # items nearest the query considered per result asked for
 
 
@@ -307,10 +310,11 @@ def search_project(
 def rule_subject(query: str) -> frozenset[str]:
     """What a question about how things are done asks about, as subject.frame_of words
     ("what prefix should I use for method names?" -> <head>, method, name), without the words
-    that name rules in general; empty when nothing is left (then relevance alone ranks)."""
-    from cms.observations.subject import frame_of, is_meta_word
+    that name rules in general or their reach ("every"); empty when nothing is left (then
+    relevance alone ranks)."""
+    from cms.observations.subject import frame_of, names_no_subject
 
-    return frozenset(w for w in frame_of(query) if not is_meta_word(w))
+    return frozenset(w for w in frame_of(query) if not names_no_subject(w))
 
 
 def _ranked(
@@ -321,9 +325,10 @@ def _ranked(
     wanted: frozenset[str] = frozenset(),
 ) -> list[MemoryHit]:
     """The k best, then the given chat's own first among the relevant. When the query asks how
-    things are done, rules in force rank higher, and those whose subject holds every word of the
-    question's subject (wanted) come first, all of them listed, up to RULES_LISTED, even past k:
-    "what is our convention for functions?" is answered by every rule on functions."""
+    things are done, rules in force rank higher, and those whose subject holds at least
+    SUBJECT_SHARE of the words of the question's subject (wanted) come first, the most of them
+    first, all listed up to RULES_LISTED, even past k: "what is our convention for functions?"
+    is answered by every rule on functions."""
     if asks_rule:  # "what prefix should I use ...": the rules in force first
         for hit in hits:
             if hit.kind in STANDING_KINDS:
@@ -332,9 +337,12 @@ def _ranked(
     if wanted:
         from cms.observations.subject import frame_of
 
-        on_subject = [h for h in hits if h.kind in STANDING_KINDS and wanted <= frame_of(h.text)][
-            :RULES_LISTED
-        ]
+        needed = math.ceil(SUBJECT_SHARE * len(wanted))
+        held = {id(h): len(wanted & frame_of(h.text)) for h in hits}
+        on_subject = sorted(
+            (h for h in hits if h.kind in STANDING_KINDS and held[id(h)] >= needed),
+            key=lambda h: -held[id(h)],
+        )[:RULES_LISTED]  # a stable sort: by relevance among the same share
         listed = {id(h) for h in on_subject}
         hits = on_subject + [h for h in hits if id(h) not in listed][: max(0, k - len(on_subject))]
         return hits  # the rules in subject order of relevance; the chat's own do not jump them

@@ -63,3 +63,18 @@ def test_a_question_that_names_no_subject_keeps_the_plain_ranking(tmp_path: Path
     assert rule_subject("What is our convention for code?") == frozenset()
     repo = project_with(tmp_path, [("preference", r) for r in FUNCTION_RULES] + OTHER)
     assert len(answer(repo, "Which functions call the tax service?", k=3)) <= 3
+
+
+def test_rules_holding_most_of_the_asked_subject_are_listed_the_fullest_first(
+    tmp_path: Path,
+) -> None:
+    imports = [
+        "Always import the 'secrets' module even if it is not used.",
+        "Always import the 'hashlib' module even if it is not used.",
+        "Always import the 'mailbox' module even if it is not used.",
+    ]
+    whole = "Import the 'typing' module at the top of every file."
+    repo = project_with(tmp_path, [("preference", r) for r in [*imports, whole]] + OTHER)
+    found = answer(repo, "Which module should I import in every file?", k=2)
+    assert found[0] == whole  # it holds module, import and file; the others two of three
+    assert set(imports) <= set(found)
