@@ -147,11 +147,10 @@ def relevant_notes(
         from cms.search.project import search_project
 
         now = time.time()
-        k = limit + min(len(shown), limit)
-        hits = search_project(memory, query, k=k, passages=False, other_than=session, user=user)
-        fresh = [
-            h for h in hits if h.relevance >= min_relevance and not set(h.aliases) & set(shown)
-        ][:limit]
+        hits = search_project(
+            memory, query, k=limit, passages=False, other_than=session, user=user, exclude=shown
+        )
+        fresh = [h for h in hits if h.relevance >= min_relevance][:limit]
         for tier, prefix in ((memory, "O"), (user, "U")):
             recalled = [int(h.id[1:]) for h in fresh if h.id.startswith(prefix)]
             if recalled and tier is not None:

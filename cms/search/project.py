@@ -256,6 +256,7 @@ def search_project(
     similarities: Mapping[str, float] | None = None,
     semantic_weight: float = 0.5,
     user: ProjectMemory | None = None,
+    exclude: Collection[str] = (),
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best (its
@@ -266,7 +267,8 @@ def search_project(
     similarities (the query's cosine with each item of the semantic index, by key) fuse it in
     by score: (relevance / best relevance + weight x cosine) / (1 + weight), the items nearest
     the query joining the lexical ones (fuse_hits). user (the user tier, when it exists) adds
-    its relevant items the project does not overrule (with_user_hits), ranked alike."""
+    its relevant items the project does not overrule (with_user_hits), ranked alike. exclude:
+    ids (any alias) of items not to return, such as those a chat was already shown."""
     from cms.observations.wording import rule_query
 
     text, asks_rule = rule_query(query)
@@ -278,9 +280,9 @@ def search_project(
         k = max(k, RULES_LISTED)
     if memory is None:
         own = chat_hits(session, text, k) if session else []
-        if user is None:
-            return own[:asked]
-        return _ranked(with_user_hits(own, None, user, text, k), asked, session, asks_rule, wanted)
+        if user is not None:
+            own = with_user_hits(own, None, user, text, k)
+        return _ranked(own, asked, session, asks_rule, wanted, exclude)
     own = []
     skip = other_than
     if session and not index_holds_map(memory, session):  # read the map itself, always current
@@ -304,7 +306,7 @@ def search_project(
         hits = fuse_hits(
             memory, hits, similarities, semantic_weight, k, skip_session=skip, passages=passages
         )
-    return _ranked(hits, asked, session, asks_rule, wanted)
+    return _ranked(hits, asked, session, asks_rule, wanted, exclude)
 
 
 def rule_subject(query: str) -> frozenset[str]:
@@ -323,12 +325,17 @@ def _ranked(
     session: str | None,
     asks_rule: bool,
     wanted: frozenset[str] = frozenset(),
+    exclude: Collection[str] = (),
 ) -> list[MemoryHit]:
     """The k best, then the given chat's own first among the relevant. When the query asks how
     things are done, rules in force rank higher, and those whose subject holds at least
     SUBJECT_SHARE of the words of the question's subject (wanted) come first, the most of them
     first, all listed up to RULES_LISTED, even past k: "what is our convention for functions?"
-    is answered by every rule on functions."""
+    is answered by every rule on functions. Hits known by an id in exclude are left out first
+    (the prompt hook's items already shown: the rules listed must not crowd out fresh ones)."""
+    if exclude:
+        excluded = set(exclude)
+        hits = [h for h in hits if excluded.isdisjoint(h.aliases)]
     if asks_rule:  # "what prefix should I use ...": the rules in force first
         for hit in hits:
             if hit.kind in STANDING_KINDS:

@@ -78,3 +78,22 @@ def test_rules_holding_most_of_the_asked_subject_are_listed_the_fullest_first(
     found = answer(repo, "Which module should I import in every file?", k=2)
     assert found[0] == whole  # it holds module, import and file; the others two of three
     assert set(imports) <= set(found)
+
+
+def test_rules_already_shown_leave_room_for_fresh_items(tmp_path: Path) -> None:
+    items = [("preference", r) for r in FUNCTION_RULES] + [
+        ("learning", "Functions that parse dates live in dates.py."),
+        ("learning", "The functions in billing.py call the tax service twice."),
+    ]
+    repo = project_with(tmp_path, items)
+    memory = open_project_memory(repo, create=False)
+    assert memory is not None
+    with memory:
+        every = search_project(memory, "What is our convention for functions?", k=2)
+        rule_ids = [h.id for h in every if h.text in FUNCTION_RULES]
+        fresh = search_project(
+            memory, "What is our convention for functions?", k=2, exclude=rule_ids
+        )
+    assert len(rule_ids) == len(FUNCTION_RULES)
+    assert [h.text for h in fresh] and not set(h.id for h in fresh) & set(rule_ids)
+    assert len(fresh) == 2
