@@ -45,7 +45,7 @@ MODEL = REPO.parent / "shared" / "data" / "models" / "minilm-static-256"
 KS = (1, 5, 10)
 COLUMNS = ("R@1", "R@5", "R@10", "MRR")
 CONTEXT_GRID = (0.25, 0.5, 1.0)  # bm25() weight of the context column
-SEMANTIC_GRID = (0.25, 0.5, 1.0)  # weight of the cosine against the best lexical score
+SEMANTIC_GRID = (0.5, 1.0, 2.0)  # weight of the semantic score against the best lexical one
 Turn = tuple[str, str, str, float, str]  # dia_id, speaker, text, session time, session date
 Result = tuple[int, set[str], list[str]]  # category, evidence, ranked dia_ids
 Ranker = Callable[[str], list[str]]
@@ -145,11 +145,11 @@ class CmsConversation:
         self.scope = BranchScope.everywhere()
 
     def add_vectors(self, embedder: Any) -> None:
-        from cms.semantic import query_similarities, update_vectors
+        from cms.semantic import query_meaning, update_vectors
 
         update_vectors(self.store, embedder)
-        self.similar = functools.lru_cache(maxsize=None)(
-            lambda question: query_similarities(self.store, embedder, question)
+        self.meaning = functools.lru_cache(maxsize=None)(
+            lambda question: query_meaning(self.store, embedder, question)
         )
 
     def fused(self, context_weight: float, semantic_weight: float) -> Ranker:
@@ -158,7 +158,7 @@ class CmsConversation:
         def search(question: str) -> list[str]:
             hits = recall(
                 self.store, question, scope=self.scope, limit=10, now=self.now, touch=False,
-                weights=weights, similarities=self.similar(question),
+                weights=weights, meaning=self.meaning(question),
                 semantic_weight=semantic_weight,
             )  # fmt: skip
             return [self.ids[h.observation.id] for h in hits]
