@@ -128,10 +128,13 @@ def query_meaning(store: ObservationStore, embedder: Embedder, query: str) -> Qu
     keys, blobs = stored_vectors(store, index_name(embedder.model_id))
     cosines = dict(zip(keys, embedder.similarities(query, blobs), strict=True))
     terms = query_terms(query)
+    known: dict[tuple[str, str], float] = {}  # a text scored once per query, however often asked
 
     def coverage(texts: Sequence[tuple[str, str]]) -> list[float]:
-        words = [(content_words(text), content_words(around)) for text, around in texts]
-        return embedder.coverage(terms, words, CONTEXT_CREDIT)
+        new = list(dict.fromkeys(t for t in texts if t not in known))
+        words = [(content_words(text), content_words(around)) for text, around in new]
+        known.update(zip(new, embedder.coverage(terms, words, CONTEXT_CREDIT), strict=True))
+        return [known[t] for t in texts]
 
     return QueryMeaning(cosines, coverage)
 
