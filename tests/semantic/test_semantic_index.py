@@ -222,3 +222,32 @@ def test_of_two_lexical_matches_recall_ranks_first_the_one_whose_other_words_mea
     fused = recall(store, "oauth setup", scope=scope, touch=False, now=0.0, meaning=meaning)
     assert [h.observation.id for h in fused] == [login, sunny]
     assert fused[0].score > fused[1].score
+
+
+def test_the_mcp_recall_tool_finds_by_meaning_through_the_semantic_index(
+    semantic_config: Path, tmp_path: Path
+) -> None:
+    import anyio
+
+    from tests.mcp_server.helpers import make_git_project, memory_client
+
+    project = make_git_project(tmp_path / "proj")
+    config = load_config()
+
+    async def recall_by_tool(query: str) -> list[str]:
+        async with memory_client(project, config) as client:
+            result = await client.call_tool("recall", {"query": query})
+        return [o["title"] for o in result.structured_content["observations"]]
+
+    async def remember() -> None:
+        async with memory_client(project, config) as client:
+            for title in (CLERK, "We use PostgreSQL 16"):
+                await client.call_tool("remember", {"kind": "decision", "title": title})
+
+    anyio.run(remember)
+    memory = open_project_memory(project, create=False)
+    embedder = load_embedder(config)
+    assert memory is not None and embedder is not None
+    with memory:
+        assert update_vectors(memory.store, embedder) == 2  # what the worker does after a job
+    assert anyio.run(recall_by_tool, "oauth implementation")[0] == CLERK
