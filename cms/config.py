@@ -65,7 +65,7 @@ class ObservationsConfig(Record, frozen=True):
 class SemanticConfig(Record, frozen=True):
     mode: str = "auto"
     model: str = ""
-    weight: float = 0.5
+    weight: float = 1.0
 
 
 class LogConfig(Record, frozen=True):

@@ -100,7 +100,7 @@ def recall_command(
     branch = None
     with memory or nullcontext():
         if memory is not None:
-            from cms.semantic import print_notice, similarities_for
+            from cms.semantic import meaning_for, print_notice
 
             hits = recall(
                 memory.store,
@@ -109,7 +109,7 @@ def recall_command(
                 limit=limit,
                 kinds=kinds or None,
                 min_relevance=floor,
-                similarities=similarities_for(config, memory.store, query, print_notice),
+                meaning=meaning_for(config, memory.store, query, print_notice),
                 semantic_weight=config.semantic.weight,
             )
             branch = memory.scope.branch

@@ -44,7 +44,7 @@ from cms.observations.model import NewObservation
 from cms.observations.recall import RecalledObservation, format_observation_line, recall
 from cms.observations.revisions import supersede_observation, update_observation
 from cms.project import identify_project
-from cms.semantic import similarities_for
+from cms.semantic import meaning_for
 
 MCP_SESSION = "mcp"  # the session recorded on observations made through the server
 MCP_AGENT = "mcp"
@@ -109,7 +109,7 @@ class ObservationTools:
                 files=files or None,
                 min_relevance=self.config.observations.min_relevance,
                 now=now,
-                similarities=similarities_for(self.config, memory.store, query, None),
+                meaning=meaning_for(self.config, memory.store, query, None),
                 semantic_weight=self.config.semantic.weight,
             )
             data = {

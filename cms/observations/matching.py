@@ -83,17 +83,22 @@ def alnum_runs(text: str) -> list[str]:
     return _TERM.findall(text)
 
 
+def content_words(text: str) -> list[str]:
+    """The searchable words of a free text, lower-cased, in order: no stopwords, no single
+    letters (single digits stay)."""
+    return [
+        word
+        for word in alnum_runs(text.casefold())
+        if (len(word) >= 2 or word.isdigit())
+        and word not in STOPWORDS
+        and word not in _EXTRA_STOPWORDS
+    ]
+
+
 def query_terms(text: str) -> list[str]:
-    """The distinct searchable words of a free text: lower-cased, no stopwords, in order."""
-    terms: list[str] = []
-    for word in alnum_runs(text.casefold()):
-        if len(word) < 2 and not word.isdigit():
-            continue
-        if word in STOPWORDS or word in _EXTRA_STOPWORDS:
-            continue
-        if word not in terms:
-            terms.append(word)
-    return terms[:MAX_TERMS]
+    """The distinct searchable words of a free text (content_words), in order, at most
+    MAX_TERMS."""
+    return list(dict.fromkeys(content_words(text)))[:MAX_TERMS]
 
 
 def match_expression(text: str) -> str | None:

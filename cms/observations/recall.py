@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Callable, Mapping, Sequence
 
+    from cms.observations.vectors import QueryMeaning
+
 # Column weights for bm25(): title, body, files, context (the words around an observation: they
 # help find it, but weigh less than its own). The context weight is chosen by cross-validation
 # over conversations in bench/locomo_bench.py.
@@ -41,7 +43,6 @@ DATE_DAMPING = 0.5  # outside every date the query names
 IN_FORCE_POOL = 80  # standing rules read before branch visibility filters them
 USE_WEIGHT = 0.05  # uses move the ranking by at most 5%, as importance and age by 10% each
 USE_HALF = 5
-SEMANTIC_POOL = 50  # observations nearest the query that join the lexical candidates
 
 
 class RecalledObservation(Record):
@@ -201,21 +202,20 @@ def recall(
     now: float | None = None,
     touch: bool = True,
     weights: Sequence[float] = WEIGHTS,
-    similarities: Mapping[str, float] | None = None,
+    meaning: QueryMeaning | None = None,
     semantic_weight: float = 1.0,
 ) -> list[RecalledObservation]:
     """The observations best matching query that are visible in scope, best first.
 
     Only those scoring at least min_relevance are returned; files, when given, keeps only
     observations about one of those files. Marks the returned ones as recalled (one UPDATE).
-    weights are bm25()'s column weights (title, body, files, context). similarities (the
-    query's cosine with each stored item, by key "O12") fuse the semantic index in by score
-    (fuse_semantic).
+    weights are bm25()'s column weights (title, body, files, context). meaning (what the
+    semantic index says of the query) fuses it in by score (fusion.fuse_semantic).
     """
     now = time.time() if now is None else now
     windows, text = query_dates(query)
     terms = query_terms(text + " " + " ".join(files or ()))
-    if limit <= 0 or not (terms or similarities):
+    if limit <= 0 or not (terms or meaning):
         return []
     first_page = max(PAGE_MIN, limit * PAGE_PER_RESULT)
     pool: dict[int, tuple[Observation, float]] = {}
@@ -250,61 +250,16 @@ def recall(
         if enough:
             break
     scored = [item for item in scored if item[1] >= min_relevance]
-    if similarities:
+    if meaning:
+        from cms.observations.fusion import fuse_semantic
+
         scored = fuse_semantic(
-            store, scored, similarities, semantic_weight, admits, windows, min_relevance
+            store, scored, meaning, semantic_weight, admits, windows, min_relevance, DATE_DAMPING
         )
     result = _select(scored, scope, limit, _versions_of(store, scored, versions, asked), admits)
     if touch and result:
         store.mark_recalled([r.observation.id for r in result], now)
     return result
-
-
-def fuse_semantic(
-    store: ObservationStore,
-    scored: Sequence[tuple[Observation, float, float]],
-    similarities: Mapping[str, float],
-    weight: float,
-    admits: Callable[[Observation], bool],
-    windows: Sequence[tuple[float, float]] = (),
-    floor: float = 0.0,
-) -> list[tuple[Observation, float, float]]:
-    """The lexical candidates (already above the floor) rescored with the semantic index
-    (vectors.fused_score), and the SEMANTIC_POOL observations nearest the query that lexical
-    search missed, admitted when weight x cosine / (1 + weight) reaches the floor (their
-    relevance, which is lexical, is 0); best first."""
-    from cms.observations.vectors import fused_score, key_number, nearest, observation_key
-
-    best = max((score for _obs, score, _rel in scored), default=0.0)
-    fused = {
-        obs.id: (obs, fused_score(score, best, similarities.get(observation_key(obs.id), 0.0), weight), rel)
-        for obs, score, rel in scored
-    }  # fmt: skip
-    extra = [
-        (cos, number)
-        for cos, key in nearest(similarities, SEMANTIC_POOL, "O", {observation_key(i) for i in fused})
-        if (number := key_number(key, "O")) is not None
-    ]  # fmt: skip
-    for (cos, _id), obs in zip(extra, _observations(store, [i for _cos, i in extra]), strict=True):
-        score = fused_score(0.0, 1.0, cos, weight)
-        if windows and obs is not None and not any(lo <= obs.created_at < hi for lo, hi in windows):
-            score *= DATE_DAMPING
-        if obs is not None and admits(obs) and score >= floor:
-            fused[obs.id] = (obs, score, 0.0)
-    return sorted(fused.values(), key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
-
-
-def _observations(store: ObservationStore, ids: Sequence[int]) -> list[Observation | None]:
-    if not ids:
-        return []
-    marks = ",".join("?" * len(ids))
-    rows = store.read(
-        lambda c: c.execute(
-            f"SELECT {COLUMNS} FROM observations WHERE id IN ({marks})", tuple(ids)
-        ).fetchall()
-    )
-    found = {row[0]: row_to_observation(row) for row in rows}
-    return [found.get(i) for i in ids]
 
 
 def briefing(

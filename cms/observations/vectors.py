@@ -1,5 +1,6 @@
 """The semantic index in the project store: one vector per live item and model (with a digest
-of the text it was computed from), the item keys, and how a cosine fuses with a lexical score.
+of the text it was computed from), the item keys, the text an item is embedded by, and how the
+semantic score of a query (cosine and meaning coverage) fuses with a lexical score.
 
 Owns the `vectors` table (migration 011). Stores vectors as opaque bytes: it never computes
 one and imports nothing outside the standard library.
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     Encoder = Callable[[Sequence[str]], Sequence[bytes]]
 
 BATCH = 256  # texts encoded per call
+# The version of the text items are embedded by (embedded_text): part of the index's name, so
+# a change re-embeds every item as a first indexing would (no supersession checks on old items).
+TEXT_VERSION = 2
 
 
 def observation_key(observation_id: int) -> str:
@@ -38,9 +42,42 @@ def key_number(key: str, prefix: str) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-def fused_score(lexical: float, best: float, cosine: float, weight: float) -> float:
-    """A lexical score (normalised by the best of the query) fused with the cosine: in 0..1."""
-    return (lexical / (best or 1.0) + weight * max(0.0, cosine)) / (1 + weight)
+def index_name(model_id: str) -> str:
+    """The name the project's vectors of a model are stored under (model and TEXT_VERSION)."""
+    return f"{model_id}:t{TEXT_VERSION}"
+
+
+def fused_score(lexical: float, best: float, semantic: float, weight: float) -> float:
+    """A lexical score (normalised by the best of the query) fused with a semantic score
+    (QueryMeaning.scores): in 0..1."""
+    return (lexical / (best or 1.0) + weight * max(0.0, semantic)) / (1 + weight)
+
+
+class QueryMeaning:
+    """What the semantic index says of one query: its cosine with every stored item (by key),
+    and how far the words of given texts cover the query's words by meaning (coverage: per
+    (text, context) pair, 0..1, see Embedder.coverage)."""
+
+    def __init__(
+        self,
+        cosines: Mapping[str, float],
+        coverage: Callable[[Sequence[tuple[str, str]]], list[float]],
+    ) -> None:
+        self.cosines = cosines
+        self.coverage = coverage
+
+    def __bool__(self) -> bool:
+        return bool(self.cosines)
+
+    def scores(self, keys: Sequence[str], texts: Sequence[tuple[str, str]]) -> list[float]:
+        """Per item (its key, and its text and context): the mean of its cosine with the query
+        and the query's coverage by its words. Two views of meaning, each weak alone with a
+        static model: the whole text's direction, and each query word's nearest word in it."""
+        covered = self.coverage(texts) if texts else []
+        return [
+            (max(0.0, self.cosines.get(key, 0.0)) + cover) / 2
+            for key, cover in zip(keys, covered, strict=True)
+        ]
 
 
 def nearest(
@@ -58,13 +95,26 @@ def _digest(text: str) -> str:
     return f"{len(text)}:{zlib.crc32(text.encode('utf-8')):08x}"
 
 
+def own_text(title: str, body: str) -> str:
+    """An observation's own words as the semantic index reads them: its title and body."""
+    return f"{title}: {body}" if body else title
+
+
+def embedded_text(text: str, context: str) -> str:
+    """The text an item is embedded by: its own text after the words around it (an
+    observation's context: the turn before, sibling facts), the context cut to as many words as
+    the item's own so that the item's words weigh at least half of its vector."""
+    words = context.split()[: len(text.split())]
+    return f"{' '.join(words)}\n{text}" if words else text
+
+
 def live_texts(conn: sqlite3.Connection) -> dict[str, str]:
-    """The text each live item is embedded by: an observation's title and body, a fact's
-    subtopic and text (passages: their words)."""
+    """The text each live item is embedded by: an observation's title and body with its context
+    (embedded_text), a fact's subtopic and text (passages: their words)."""
     texts = {
-        observation_key(i): f"{title}: {body}" if body else title
-        for i, title, body in conn.execute(
-            "SELECT id, title, body FROM observations "
+        observation_key(i): embedded_text(own_text(title, body), context or "")
+        for i, title, body, context in conn.execute(
+            "SELECT id, title, body, context FROM observations "
             "WHERE archived_at IS NULL AND superseded_by IS NULL"
         )
     }

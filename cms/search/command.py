@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from cms.config import Config
     from cms.map.model import CorrelationMap
     from cms.observations.access import ProjectMemory
+    from cms.observations.vectors import QueryMeaning
     from cms.search.facts import FactHit
     from cms.search.project import MemoryHit
 
@@ -114,21 +115,21 @@ def _select_hits(
     from cms.search.project import search_project
 
     project = memory.project.id if memory is not None else ""
-    similar: dict[str, float] | None = None
+    meaning: QueryMeaning | None = None
     if memory is not None:
-        from cms.semantic import print_notice, similarities_for
+        from cms.semantic import meaning_for, print_notice
 
-        similar = similarities_for(config, memory.store, query, print_notice)
+        meaning = meaning_for(config, memory.store, query, print_notice)
     weight = config.semantic.weight
     selector = make_search_selector(config, project=project)
     if selector is None:
         hits = search_project(
-            memory, query, k=k, session=session, similarities=similar, semantic_weight=weight,
+            memory, query, k=k, session=session, meaning=meaning, semantic_weight=weight,
             user=user,
         )  # fmt: skip
         return hits, "local"
     pool = search_project(
-        memory, query, k=max(k, MODEL_POOL), session=session, similarities=similar,
+        memory, query, k=max(k, MODEL_POOL), session=session, meaning=meaning,
         semantic_weight=weight, user=user,
     )  # fmt: skip
     lines = [f"{n}. [{h.label}] {h.text}" for n, h in enumerate(pool, start=1)]

@@ -23,9 +23,10 @@ from cms.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping
+    from collections.abc import Collection
 
     from cms.observations.access import ProjectMemory
+    from cms.observations.vectors import QueryMeaning
 
 CURRENT_CHAT_SHARE = 0.5  # the given chat's hits go first when at least this share of the best
 RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be done
@@ -184,29 +185,27 @@ def index_holds_map(memory: ProjectMemory, session: str) -> bool:
 def fuse_hits(
     memory: ProjectMemory,
     hits: list[MemoryHit],
-    similarities: Mapping[str, float],
+    meaning: QueryMeaning,
     weight: float,
     k: int,
     *,
     skip_session: str | None = None,
     passages: bool = True,
 ) -> list[MemoryHit]:
-    """The lexical hits rescored with the semantic index (vectors.fused_score), plus the live
-    items nearest the query that lexical search missed (facts of skip_session, superseded items
-    and, unless passages, the chats' own words left out)."""
+    """The lexical hits rescored with the semantic index (vectors.fused_score with the semantic
+    score of each hit's text, QueryMeaning.scores), plus the live items nearest the query that
+    lexical search missed, scored alike (facts of skip_session, superseded items and, unless
+    passages, the chats' own words left out)."""
     from cms.observations.facts import fact_by_id
     from cms.observations.overrides import overridden_here
     from cms.observations.recall import RecalledObservation
     from cms.observations.vectors import fused_score, key_number, nearest
 
     best = max((h.relevance for h in hits), default=0.0)
-    for lexical in hits:
-        cosine = similarities.get(lexical.vector, 0.0)
-        lexical.relevance = fused_score(lexical.relevance, best, cosine, weight)
     present = {h.vector for h in hits} | {h.source for h in hits if h.source}
     added: list[MemoryHit] = []
-    for cos, key in nearest(similarities, SEMANTIC_POOL_PER_RESULT * k, "", present):
-        relevance = fused_score(0.0, 1.0, cos, weight)
+    for _cos, key in nearest(meaning.cosines, SEMANTIC_POOL_PER_RESULT * k, "", present):
+        relevance = 0.0
         hit: MemoryHit | None = None
         if (row := key_number(key, "F")) is not None:
             fact = fact_by_id(memory.store, row)
@@ -227,7 +226,11 @@ def fuse_hits(
             continue
         present.add(hit.vector)
         added.append(hit)
-    return hits + added
+    every = hits + added
+    semantic = meaning.scores([h.vector for h in every], [(h.text, "") for h in every])
+    for n, (hit, sem) in enumerate(zip(every, semantic, strict=True)):
+        hit.relevance = fused_score(hit.relevance, best if n < len(hits) else 1.0, sem, weight)
+    return every
 
 
 def _without_repeated_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
@@ -253,8 +256,8 @@ def search_project(
     session: str | None = None,
     passages: bool = True,
     other_than: str | None = None,
-    similarities: Mapping[str, float] | None = None,
-    semantic_weight: float = 0.5,
+    meaning: QueryMeaning | None = None,
+    semantic_weight: float = 1.0,
     user: ProjectMemory | None = None,
     exclude: Collection[str] = (),
 ) -> list[MemoryHit]:
@@ -264,9 +267,9 @@ def search_project(
     map while the index does not hold that map as it is on disk (not yet synced);
     `other_than` leaves a chat's facts out (the caller's own, which its map already shows);
     passages=False leaves the chats' passages out (the prompt hook injects items only).
-    similarities (the query's cosine with each item of the semantic index, by key) fuse it in
-    by score: (relevance / best relevance + weight x cosine) / (1 + weight), the items nearest
-    the query joining the lexical ones (fuse_hits). user (the user tier, when it exists) adds
+    meaning (what the semantic index says of the query) fuses it in by score: (relevance /
+    best relevance + weight x semantic score) / (1 + weight), the items nearest the query
+    joining the lexical ones (fuse_hits). user (the user tier, when it exists) adds
     its relevant items the project does not overrule (with_user_hits), ranked alike. exclude:
     ids (any alias) of items not to return, such as those a chat was already shown."""
     from cms.observations.wording import rule_query
@@ -302,9 +305,9 @@ def search_project(
     hits = facts + [h for h in observations if not h.source or h.source not in shown]
     if user is not None:
         hits = with_user_hits(hits, memory, user, text, k)
-    if similarities:
+    if meaning:
         hits = fuse_hits(
-            memory, hits, similarities, semantic_weight, k, skip_session=skip, passages=passages
+            memory, hits, meaning, semantic_weight, k, skip_session=skip, passages=passages
         )
     return _ranked(hits, asked, session, asks_rule, wanted, exclude)
 

@@ -1,5 +1,5 @@
 """The optional semantic index (`pip install 'cms[semantic]'`): whether it is usable here, the
-model in use, keeping a project's vectors current and a query's similarities to them.
+model in use, keeping a project's vectors current and what it says of a query (QueryMeaning).
 
 Imports cms.semantic.model (model2vec, numpy) only when the extra and a model are both there;
 never used by the hooks.
@@ -8,13 +8,14 @@ never used by the hooks.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from cms import paths
 from cms.config import Config
 from cms.errors import CmsError
 from cms.log import log_event
 from cms.observations.store import ObservationStore
+from cms.observations.vectors import QueryMeaning, index_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -87,8 +88,9 @@ def update_vectors(store: ObservationStore, embedder: Embedder, *, supersede: bo
     index widens the candidates of the lexical checks, the rules still decide."""
     from cms.observations.vectors import embed_pending, has_vectors
 
-    judged = supersede and has_vectors(store, embedder.model_id)  # not a first indexing
-    computed = embed_pending(store, embedder.model_id, embedder.encode)
+    name = index_name(embedder.model_id)
+    judged = supersede and has_vectors(store, name)  # not a first indexing
+    computed = embed_pending(store, name, embedder.encode)
     if judged and computed:
         supersede_semantic_neighbours(store, embedder, computed)
     return len(computed)
@@ -103,7 +105,7 @@ def supersede_semantic_neighbours(
     from cms.observations.neighbours import supersede_neighbours
     from cms.observations.vectors import passage_keys, stored_vectors
 
-    stored, blobs = stored_vectors(store, embedder.model_id)
+    stored, blobs = stored_vectors(store, index_name(embedder.model_id))
     passages = passage_keys(store)
     wanted = set(keys)
     pairs = []
@@ -116,21 +118,34 @@ def supersede_semantic_neighbours(
     return supersede_neighbours(store, pairs)
 
 
-def query_similarities(store: ObservationStore, embedder: Embedder, query: str) -> dict[str, float]:
-    """The cosine of query with every stored item of the project, by item key (O12, F345)."""
+def query_meaning(store: ObservationStore, embedder: Embedder, query: str) -> QueryMeaning:
+    """What the semantic index says of query: its cosine with every stored item of the project
+    (by item key: O12, F345), and the coverage of its words by the words of given texts (their
+    context words at CONTEXT_CREDIT, as in lexical matching)."""
+    from cms.observations.matching import CONTEXT_CREDIT, content_words, query_terms
     from cms.observations.vectors import stored_vectors
 
-    keys, blobs = stored_vectors(store, embedder.model_id)
-    return dict(zip(keys, embedder.similarities(query, blobs), strict=True))
+    keys, blobs = stored_vectors(store, index_name(embedder.model_id))
+    cosines = dict(zip(keys, embedder.similarities(query, blobs), strict=True))
+    terms = query_terms(query)
+    known: dict[tuple[str, str], float] = {}  # a text scored once per query, however often asked
+
+    def coverage(texts: Sequence[tuple[str, str]]) -> list[float]:
+        new = list(dict.fromkeys(t for t in texts if t not in known))
+        words = [(content_words(text), content_words(around)) for text, around in new]
+        known.update(zip(new, embedder.coverage(terms, words, CONTEXT_CREDIT), strict=True))
+        return [known[t] for t in texts]
+
+    return QueryMeaning(cosines, coverage)
 
 
-def similarities_for(
+def meaning_for(
     config: Config, store: ObservationStore, query: str, notify: Callable[[str], None] | None
-) -> dict[str, float] | None:
-    """The query's similarity to the project's items when semantic search is usable here (None
-    otherwise, after load_embedder's notice): what recall and search fuse in by score."""
+) -> QueryMeaning | None:
+    """What the semantic index says of query when it is usable here (None otherwise, after
+    load_embedder's notice): what recall and search fuse in by score."""
     embedder = load_embedder(config, notify)
-    return None if embedder is None else query_similarities(store, embedder, query)
+    return None if embedder is None else query_meaning(store, embedder, query)
 
 
 def print_notice(text: str) -> None:

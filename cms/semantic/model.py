@@ -1,6 +1,6 @@
 """The static embedding model: loading a local model2vec folder, encoding texts as normalised
 float16 vectors, cosines against stored vectors (a query, or stored items among themselves),
-and the one-time download of a model.
+how far texts cover a query's words by meaning, and the one-time download of a model.
 
 The only module that imports model2vec, numpy, safetensors and tokenizers (the `semantic`
 extra); never on the hook path, and loading a local folder never touches the network.
@@ -20,6 +20,7 @@ from tokenizers import Tokenizer
 from cms.errors import CmsError
 
 NEIGHBOUR_BATCH = 256  # probes compared with every stored vector per matrix product
+WORD_CACHE = 50_000  # word vectors kept between coverage calls (about 50 MB at 256 floats)
 
 
 class SemanticModelError(CmsError):
@@ -36,6 +37,7 @@ class Embedder:
         except Exception as exc:  # any failure inside the libraries is one message
             raise SemanticModelError(f"cannot load the semantic model at {folder}: {exc}") from exc
         self.dim = int(self._model.dim)
+        self._words: dict[str, np.ndarray] = {}
         weights = os.path.join(folder, "model.safetensors")
         size = os.path.getsize(weights) if os.path.exists(weights) else 0
         self.model_id = f"{os.path.basename(os.path.normpath(folder))}:{size}:{self.dim}"
@@ -65,6 +67,36 @@ class Embedder:
         scores = self._matrix(blobs) @ self._unit([query])[0]
         return [float(s) for s in scores]
 
+    def coverage(
+        self,
+        terms: Sequence[str],
+        texts: Sequence[tuple[Sequence[str], Sequence[str]]],
+        context_credit: float,
+    ) -> list[float]:
+        """Per (words, context words) pair: the mean over the query's terms of each term's best
+        cosine with one of the words (with a context word, context_credit of that cosine), each
+        in 0..1: lexical coverage made soft, a word counting for the words of like meaning."""
+        if not terms or not texts:
+            return [0.0] * len(texts)
+        vocab = sorted({w for own, around in texts for w in (*own, *around)} | set(terms))
+        index = {word: n for n, word in enumerate(vocab)}
+        words = self._word_matrix(vocab)
+        sims = words[[index[t] for t in terms]] @ words.T  # terms x vocab
+        own = _best_per_text(sims, [[index[w] for w in o] for o, _a in texts])
+        around = _best_per_text(sims, [[index[w] for w in a] for _o, a in texts])
+        best = np.clip(np.maximum(own, context_credit * around), 0.0, 1.0)
+        return [float(v) for v in best.mean(axis=0)]
+
+    def _word_matrix(self, words: Sequence[str]) -> np.ndarray:
+        """Unit vectors of words as rows, those already seen from a bounded cache."""
+        missing = [w for w in words if w not in self._words]
+        if len(self._words) + len(missing) > WORD_CACHE:
+            self._words.clear()
+            missing = list(words)
+        if missing:
+            self._words.update(zip(missing, self._unit(missing), strict=True))
+        return np.stack([self._words[w] for w in words])
+
     def neighbours(
         self, probes: Sequence[int], blobs: Sequence[bytes], count: int
     ) -> list[list[tuple[float, int]]]:
@@ -82,6 +114,18 @@ class Embedder:
                 best = np.argsort(-row, kind="stable")[:count]
                 found.append([(float(row[i]), int(i)) for i in best if np.isfinite(row[i])])
         return found
+
+
+def _best_per_text(sims: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndarray:
+    """terms x texts: each term's best similarity among a text's words (columns of sims), 0 for
+    a text without words."""
+    best = np.zeros((sims.shape[0], len(groups)), dtype=np.float32)
+    filled = [n for n, g in enumerate(groups) if g]
+    if filled:
+        columns = np.concatenate([np.asarray(groups[n], dtype=np.intp) for n in filled])
+        starts = np.cumsum([0] + [len(groups[n]) for n in filled[:-1]])
+        best[:, filled] = np.maximum.reduceat(sims[:, columns], starts, axis=1)
+    return best
 
 
 def _load_folder(folder: str) -> StaticModel:

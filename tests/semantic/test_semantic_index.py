@@ -17,7 +17,7 @@ from cms.observations.model import NewObservation
 from cms.observations.recall import recall
 from cms.observations.scope import BranchScope
 from cms.observations.store import ObservationStore
-from cms.semantic import load_embedder, query_similarities, update_vectors
+from cms.semantic import load_embedder, query_meaning, update_vectors
 from tests.hooks.helpers import hook_env, replay_chat_hooks
 from tests.observations.gitrepo import make_repo
 from tests.semantic.tinymodel import build_tiny_model
@@ -55,8 +55,8 @@ def test_recall_finds_by_meaning_what_shares_no_word_with_the_query(
     assert update_vectors(store, embedder) == 0  # nothing changed, nothing computed
     scope = BranchScope.everywhere()
     assert recall(store, "oauth implementation", scope=scope, touch=False) == []
-    similar = query_similarities(store, embedder, "oauth implementation")
-    hits = recall(store, "oauth implementation", scope=scope, touch=False, similarities=similar)
+    meaning = query_meaning(store, embedder, "oauth implementation")
+    hits = recall(store, "oauth implementation", scope=scope, touch=False, meaning=meaning)
     assert hits[0].observation.id == clerk
 
 
@@ -175,3 +175,79 @@ def test_auto_mode_says_nothing_to_a_user_who_never_set_semantic_search_up(
     assert len(notes) == 1 and "semantic extra is not installed" in notes[0]
     (isolated_home / "cms.toml").write_text('[semantic]\nmode = "off"\n', encoding="utf-8")
     assert load_embedder(load_config(), notes.append) is None and len(notes) == 1
+
+
+def test_a_query_word_is_covered_by_a_word_of_like_meaning_and_half_as_much_around_it(
+    semantic_config: Path,
+) -> None:
+    embedder = load_embedder(load_config())
+    assert embedder is not None
+    own, around, unrelated, empty = embedder.coverage(
+        ["oauth"], [(["clerk"], []), ([], ["clerk"]), (["sunny"], []), ([], [])], 0.5
+    )
+    assert own > 0.8
+    assert around == pytest.approx(own / 2, rel=1e-3)
+    assert unrelated < 0.2 and empty == 0.0
+
+
+def test_an_observation_is_embedded_after_its_context_cut_to_its_own_length(
+    tmp_path: Path,
+) -> None:
+    from cms.observations.vectors import live_texts, observation_key
+
+    store = ObservationStore(tmp_path / "o.db", "p")
+    context = "the user asked which login provider the web app should use " * 3
+    clerk = store.add(NewObservation("decision", "Auth", CLERK, context=context))
+    bare = store.add(NewObservation("decision", "Database", "We use PostgreSQL 16"))
+    texts = store.read(live_texts)
+    own = f"Auth: {CLERK}"
+    assert texts[observation_key(clerk)] == "the user asked which login\n" + own  # 5 words
+    assert texts[observation_key(bare)] == "Database: We use PostgreSQL 16"
+
+
+def test_of_two_lexical_matches_recall_ranks_first_the_one_whose_other_words_mean_the_query(
+    semantic_config: Path, tmp_path: Path
+) -> None:
+    store = ObservationStore(tmp_path / "o.db", "p")
+    sunny = store.add(NewObservation("learning", "Setup notes", "setup of the sunny widget"))
+    login = store.add(NewObservation("learning", "Setup steps", "setup of the clerk middleware"))
+    embedder = load_embedder(load_config())
+    assert embedder is not None
+    update_vectors(store, embedder)
+    scope = BranchScope.everywhere()
+    lexical = recall(store, "oauth setup", scope=scope, touch=False, now=0.0)
+    assert {h.observation.id for h in lexical} == {sunny, login}
+    assert lexical[0].score == pytest.approx(lexical[1].score)  # "setup" alone: a tie
+    meaning = query_meaning(store, embedder, "oauth setup")
+    fused = recall(store, "oauth setup", scope=scope, touch=False, now=0.0, meaning=meaning)
+    assert [h.observation.id for h in fused] == [login, sunny]
+    assert fused[0].score > fused[1].score
+
+
+def test_the_mcp_recall_tool_finds_by_meaning_through_the_semantic_index(
+    semantic_config: Path, tmp_path: Path
+) -> None:
+    import anyio
+
+    from tests.mcp_server.helpers import make_git_project, memory_client
+
+    project = make_git_project(tmp_path / "proj")
+    config = load_config()
+
+    async def recall_by_tool(query: str) -> list[str]:
+        async with memory_client(project, config) as client:
+            result = await client.call_tool("recall", {"query": query})
+        return [o["title"] for o in result.structured_content["observations"]]
+
+    async def remember() -> None:
+        async with memory_client(project, config) as client:
+            for title in (CLERK, "We use PostgreSQL 16"):
+                await client.call_tool("remember", {"kind": "decision", "title": title})
+
+    anyio.run(remember)
+    memory = open_project_memory(project, create=False)
+    embedder = load_embedder(config)
+    assert memory is not None and embedder is not None
+    with memory:
+        assert update_vectors(memory.store, embedder) == 2  # what the worker does after a job
+    assert anyio.run(recall_by_tool, "oauth implementation")[0] == CLERK

@@ -11,6 +11,7 @@ import pytest
 from cms.config import load_config
 from cms.observations.model import NewObservation
 from cms.observations.store import ObservationStore
+from cms.observations.vectors import TEXT_VERSION
 from cms.semantic import update_vectors
 from cms.semantic.model import Embedder
 from tests.semantic.tinymodel import build_tiny_model
@@ -131,3 +132,21 @@ def test_the_worker_checks_neighbours_after_a_job_when_the_semantic_index_is_on(
         again.store.add(NewObservation("decision", "Tooling", ALEMBIC), created_at=200.0)
     assert update_semantic_index(str(repo), load_config()) == 1
     assert superseded_by(store, "observations", old) is not None
+
+
+def test_vectors_of_an_older_embedded_text_are_all_computed_again_judging_nothing(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    store = ObservationStore(tmp_path / "o.db", "p")
+    old = store.add(NewObservation("decision", "Migrations", FLYWAY), created_at=100.0)
+    new = store.add(NewObservation("decision", "Schema tooling", ALEMBIC), created_at=200.0)
+    with sqlite3.connect(store.path) as conn:  # an index of the text before TEXT_VERSION
+        conn.executemany(
+            "INSERT INTO vectors (item, model, digest, vec) VALUES (?, ?, 'old', ?)",
+            [(f"O{i}", embedder.model_id, bytes(embedder.dim * 2)) for i in (old, new)],
+        )
+    assert update_vectors(store, embedder, supersede=True) == 2
+    assert superseded_by(store, "observations", old) is None  # a first indexing: no judging
+    with sqlite3.connect(store.path) as conn:
+        models = {row[0] for row in conn.execute("SELECT model FROM vectors")}
+    assert models == {f"{embedder.model_id}:t{TEXT_VERSION}"}
