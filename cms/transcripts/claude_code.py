@@ -191,7 +191,7 @@ def _tool_input(name: str, raw: object) -> tuple[str, list[str]]:
         return data["url"], []
     if name == "WebSearch" and isinstance(data.get("query"), str):
         return data["query"], []
-    if name in ("Task", "Agent"):
+    if name in cleanup.SUBAGENT_TOOLS:
         label = ": ".join(
             str(data[key]) for key in ("subagent_type", "description") if data.get(key)
         )

@@ -22,6 +22,8 @@ USER_LIMIT = 4_000
 ASSISTANT_LIMIT = 6_000
 TOOL_INPUT_LIMIT = 300
 TOOL_OUTPUT_LIMIT = 400
+# Tools whose result is a subagent's report: prose an agent wrote, kept like an answer.
+SUBAGENT_TOOLS = ("Task", "Agent")
 MAX_TOOLS = 80  # a turn with more keeps the first TOOLS_HEAD and the rest from the end
 TOOLS_HEAD = 20
 MAX_FILES = 50
@@ -190,7 +192,8 @@ def add_file(files: list[str], path: object) -> None:
 
 
 class PendingTool:
-    """A tool call while a reader collects it; `freeze` trims it into the Exchange's ToolCall."""
+    """A tool call while a reader collects it; `freeze` trims it into the Exchange's ToolCall
+    (a subagent's report to an answer's length, any other output to TOOL_OUTPUT_LIMIT)."""
 
     def __init__(self, name: str, summary: str) -> None:
         self.name, self.summary, self.output, self.is_error = name, summary, "", False
@@ -199,6 +202,8 @@ class PendingTool:
         return ToolCall(
             name=self.name,
             input=one_line(self.summary, TOOL_INPUT_LIMIT),
-            output=clean_text(self.output, TOOL_OUTPUT_LIMIT),
+            output=clean_text(
+                self.output, ASSISTANT_LIMIT if self.name in SUBAGENT_TOOLS else TOOL_OUTPUT_LIMIT
+            ),
             is_error=self.is_error,
         )

@@ -6,7 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from cms.transcripts import claude_code, jsonl
-from cms.transcripts.cleanup import TOOL_INPUT_LIMIT, TOOL_OUTPUT_LIMIT, USER_LIMIT
+from cms.transcripts.cleanup import (
+    ASSISTANT_LIMIT,
+    TOOL_INPUT_LIMIT,
+    TOOL_OUTPUT_LIMIT,
+    USER_LIMIT,
+)
 from tests.transcripts.builders import (
     assistant,
     attachment,
@@ -191,6 +196,29 @@ def test_malformed_lines_are_skipped_and_the_rest_is_read(tmp_path: Path) -> Non
     exchanges = claude_code.read_exchanges(path)
     assert [(e.user, e.assistant) for e in exchanges][-1] == ("the prompt", "the answer")
     assert claude_code.read_latest_exchange(path) == exchanges[-1]
+
+
+def test_a_subagent_report_is_kept_like_an_answer_and_other_outputs_are_trimmed(
+    tmp_path: Path,
+) -> None:
+    findings = " ".join(f"Finding {n}: the port is set in config {n}." for n in range(40))
+    path = write_jsonl(
+        tmp_path / "s.jsonl",
+        [
+            user("look into the dev server"),
+            assistant(tool_use("toolu_t", "Task", subagent_type="general", description="dig")),
+            assistant(tool_use("toolu_b", "Bash", command="cat log")),
+            tool_result("toolu_t", [{"type": "text", "text": findings}]),
+            tool_result("toolu_b", findings),
+            assistant(text("Done.")),
+        ],
+    )
+    exchange = claude_code.read_latest_exchange(path)
+    assert exchange is not None
+    report, log = (tool.output for tool in exchange.tools)
+    assert len(findings) > TOOL_OUTPUT_LIMIT and report == findings  # under ASSISTANT_LIMIT
+    assert len(findings) < ASSISTANT_LIMIT
+    assert len(log) <= TOOL_OUTPUT_LIMIT + 40
 
 
 def test_a_50_kb_request_line_is_read_and_trimmed(tmp_path: Path) -> None:
