@@ -56,8 +56,14 @@ def split_text(text: str, limit: int) -> list[str]:
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return [flat] if flat else []
+    return pack_sentences(sentences(flat), limit)
+
+
+def pack_sentences(whole: list[str], limit: int) -> list[str]:
+    """Consecutive sentences packed into parts of at most limit characters; a longer sentence
+    split between clauses, else between words (a single longer word stays whole)."""
     parts: list[str] = []
-    for sentence in sentences(flat):
+    for sentence in whole:
         pieces = [sentence] if len(sentence) <= limit else _CLAUSE_END.split(sentence)
         for piece in pieces:
             words = [piece] if len(piece) <= limit else piece.split(" ")

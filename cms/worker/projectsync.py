@@ -11,7 +11,7 @@ from __future__ import annotations
 from cms import paths
 from cms.config import Config
 from cms.errors import MapNotFoundError
-from cms.excerpt import sentences, split_text
+from cms.excerpt import pack_sentences, sentences
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
 from cms.observations.chatsync import index_exchange, retire_items, sync_chat_memory
@@ -35,7 +35,8 @@ def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
 
     def statements(text: str) -> list[str]:  # no questions, no narration of the next step
         kept = [s for s in sentences(clean_text(text)) if not is_question(s)]
-        return split_text(" ".join(s for s in kept if not is_narration(s)), PASSAGE_CHARS)
+        # packed as found: a line of a list stays whole (joined first, it had no sentence end)
+        return pack_sentences([s for s in kept if not is_narration(s)], PASSAGE_CHARS)
 
     found = [("user", p) for p in statements(exchange.user)]
     found += [("assistant", p) for p in statements(exchange.assistant)]

@@ -43,3 +43,16 @@ def test_a_secret_in_a_tool_output_is_redacted_in_its_passage() -> None:
     )
     assert not any(secret in text for _, text in found)
     assert any("Logged in with token" in text for _, text in found)
+
+
+def test_each_line_of_a_listed_report_stays_whole_in_a_passage() -> None:
+    report = "**Differences from the docs:**\n" + "\n".join(
+        f"{n}. **Item {n}**: the value {n} differs from the documented value {n + 1} here"
+        for n in range(1, 9)
+    )
+    found = passages_of(ToolCall("Task", "compare the docs", report, False))
+    texts = [text for who, text in found if who == "tool"]
+    for n in range(1, 9):
+        line = f"{n}. **Item {n}**: the value {n} differs from the documented value {n + 1} here"
+        assert any(line in t for t in texts), line
+    assert all(len(t) <= 300 for t in texts)
