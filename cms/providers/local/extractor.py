@@ -22,7 +22,9 @@ from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
 from cms.transcripts.redact import redact_text
 
-MAX_FACTS = 8  # new facts per turn (added or replacing)
+MAX_FACTS = 8  # new facts per turn kept whatever their rank (added or replacing)
+RANK_FLOOR = 4.0  # past MAX_FACTS, a fact is kept when it scores this (a change, a rule, ...)
+MAX_FACTS_HARD = 40  # and never more than this in one turn (bounds the work, not the content)
 MAX_REPLACES = 3
 MAX_DELETES = 3
 MAX_INC = 3
@@ -101,7 +103,8 @@ class _Extractor:
         keys: set[str] = set()
         for cand in candidates:
             stored = cand.kind not in _NOT_STORED
-            full = len(chosen) + len(self.plan.replaces) >= MAX_FACTS
+            count = len(chosen) + len(self.plan.replaces)
+            full = count >= MAX_FACTS_HARD or (count >= MAX_FACTS and cand.score < RANK_FLOOR)
             key = normalise_text(cand.text)
             if stored and (full or key in keys or self.stored.has_exact(cand.text)):
                 continue
@@ -196,8 +199,17 @@ class _Extractor:
         topic_text = " ".join([self.user, *(c.text for c, _ in chosen)])
         self.topic_counts = Counter(tokenize(topic_text))
         self.place(chosen, topic_text)
-        new_op = self.new_topic_op(terms_of(topic_text))
         plan = self.plan
+        # one op per fact added to an existing planet: those past the op budget join the new
+        # subtopic (one op for all of them) instead of being left out
+        room = MAX_OPS_PER_TURN - len(plan.deletes) - len(plan.replaces) - MAX_INC - 1
+        ranked = sorted(plan.adds, key=lambda cp: (-cp[0].score, cp[0].order))
+        if len(ranked) > room:
+            plan.adds = ranked[: max(room, 0)]
+            plan.fresh = sorted(
+                [*plan.fresh, *(c for c, _ in ranked[max(room, 0) :])], key=lambda c: c.order
+            )
+        new_op = self.new_topic_op(terms_of(topic_text))
         incs = plan.touched[:MAX_INC]
         room = MAX_OPS_PER_TURN - len(plan.deletes) - len(plan.replaces) - len(incs) - bool(new_op)
         adds = sorted(plan.adds, key=lambda cp: (-cp[0].score, cp[0].order))[: max(room, 0)]

@@ -1,0 +1,91 @@
+"""Each class of noise the hand labels found (issue 12), in the shapes real sessions wrote it,
+is left out by the offline extractor, while the statement next to it is kept whole."""
+
+from __future__ import annotations
+
+from cms.map.model import new_map
+from cms.map.ops import apply_answer
+from cms.providers.local import extract_ops
+from cms.providers.local.shapes import (
+    is_appraisal,
+    is_cheer,
+    is_code_line,
+    is_menu_item,
+    is_verdict_cell,
+    refers_to_rule,
+)
+from cms.transcripts.exchange import Exchange
+
+
+def stored(user: str, assistant: str = "") -> list[str]:
+    cmap = new_map("chat", "proj")
+    answer = extract_ops(cmap, Exchange(user=user, assistant=assistant, tools=()))
+    assert apply_answer(cmap, answer, turn=1).rejected == []
+    return [s.text for p in cmap.planets() for s in p.satellites]
+
+
+def test_a_code_line_in_the_answer_is_not_filed_as_a_fix() -> None:
+    line = "} catch (error) { logger.error('[SessionOrchestrator] Failed to start session', error);"
+    assert is_code_line(line)
+    assert not is_code_line("The fix wraps `startSession()` in a try/catch and logs the error.")
+    facts = stored("Why does the session crash?", f"The handler now reads:\n\n{line}\n")
+    assert not any("SessionOrchestrator" in f for f in facts)
+
+
+def test_menu_options_and_checklist_items_are_not_results() -> None:
+    assert is_menu_item("[b] Begin Development (implement the adapter now)")
+    assert is_menu_item("- [ ] End-to-end test passes")
+    assert is_verdict_cell("Streaming support \u2026 \u274c No")
+    answer = (
+        "What next?\n\n[a] Review the spec again\n[b] Begin Development (implement the adapter "
+        "now)\n\n## Acceptance criteria\n\n- End-to-end test passes\n- Adapter registered\n"
+    )
+    facts = stored("Write the adapter spec.", answer)
+    assert not any("Begin Development" in f or "End-to-end test passes" in f for f in facts)
+
+
+def test_cheers_and_praise_are_not_memory() -> None:
+    assert is_cheer("The spec is now ready for development! \U0001f680")
+    assert is_cheer("Voting is a fantastic idea, Jacob!")
+    assert is_appraisal("Linters are a great tool, not just for catching errors.")
+    assert is_appraisal("This helps ensure that your code is robust and errors are managed.")
+    assert not is_appraisal("It's important to run the migrations before the deploy.")
+    facts = stored("Great work!", "The spec is now ready for development! \U0001f680")
+    assert facts == []
+
+
+def test_a_rule_pointed_at_or_announced_is_left_for_the_rule_itself() -> None:
+    assert refers_to_rule("Remember to always follow this convention in your Python code.")
+    assert refers_to_rule(
+        "From now on, I need you to start all your function names with a specific prefix."
+    )
+    assert not refers_to_rule("From now on, start all your function names with 'c_'.")
+
+
+def test_a_filler_opening_is_dropped_and_everything_after_it_kept() -> None:
+    facts = stored(
+        "One more thing: we never use an ORM in this repo. We write raw SQL with psycopg 3.",
+        "Understood.",
+    )
+    assert "We never use an ORM in this repo." in facts
+    assert "We write raw SQL with psycopg 3." in facts
+
+
+def test_a_coding_rule_without_a_cue_word_is_a_fact() -> None:
+    facts = stored(
+        "When naming function arguments from now on, I want you to start the variable name "
+        "with 'j_'.",
+        "Got it.",
+    )
+    assert any("'j_'" in f for f in facts)
+
+
+def test_a_long_answer_that_settles_several_things_keeps_each_of_them() -> None:
+    answer = "\n".join(
+        f"- Created `lib/part_{i}.ex` with the {name} handler"
+        for i, name in enumerate(
+            "join input resize stream close open flush retry drain reset ping trace".split()
+        )
+    )
+    facts = stored("Implement the terminal channel handlers.", "Summary of changes:\n\n" + answer)
+    assert sum("lib/part_" in f for f in facts) == 12
