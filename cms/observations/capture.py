@@ -360,15 +360,23 @@ def files_in(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _FILE.finditer(text)))
 
 
-_NOT_MEMORY = re.compile(r"^(?:open question|task|question)\s*:", re.I)
+_NOT_MEMORY = re.compile(r"^(?:open question|task|question|todo|problem)\s*:", re.I)
 _CAUSE = re.compile(
     r"\b(?:root cause|caused by|because|the fix|fixed by|resolved by|was causing)\b", re.I
 )
 
 
+_ASKED = re.compile(
+    r"\b(?:that|if) you (?:always|never)\b|\byour\b.*\b(?:always|never)\b|"
+    r"^(?:make sure|be sure|ensure|remember to)\b.*\byour?\b",
+    re.I,
+)
+
+
 def is_memory(text: str) -> bool:
-    """Whether a fact is worth keeping as project memory: never a question, a request or a task
-    (a request is the chat's current task, not knowledge for later chats)."""
+    """Whether a fact is worth keeping as project memory: never a question, a request, an open
+    task or an open problem (the chat's current state, not knowledge for later chats: it stays
+    in the chat map, and the store has no kind for it)."""
     flat = text.strip()
     return (
         bool(flat)
@@ -378,17 +386,57 @@ def is_memory(text: str) -> bool:
     )
 
 
+_OPENER = re.compile(
+    r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|lastly|finally|also|additionally|moreover|"
+    r"one more thing|another thing|and|but|so|now|importantly)\s*[,:]\s+",
+    re.I,
+)
+# a shell command at the head of a fact (markdown, backticks included, is stripped from map
+# facts): "Run bd ready to ...", "npm run start", "mix credo gen.config generates ..."
+_CLI = (
+    r"(?:git|npm|pnpm|npx|yarn|bun|deno|pip|pipx|uv|python3?|pytest|make|cargo|go|docker|"
+    r"kubectl|helm|node|mix|iex|elixir|bundle|rake|rails|gradle|mvn|dotnet|ruff|mypy|tox|"
+    r"poetry|terraform|bd|gh|cms|bash|sh|curl|psql|redis-cli|brew|apt|apt-get)"
+)
+_COMMAND_HEAD = re.compile(
+    rf"^(?:(?:[Rr]un|[Ee]xecute|[Uu]se|[Tt]ry|[Vv]erify(?: with)?)\s*:?\s+)?{_CLI}\s+[\w.:@/=-]+"
+    rf"|^(?:[Rr]un|[Ee]xecute)\s+[a-z][\w.-]*\s+[a-z][\w.:-]*"
+)
+_FILE_HEAD = re.compile(
+    r"^(?:[\w./-]+\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+/[\w./-]+)(?::\d+)?(?:\s*(?::|\u2014|\u2013| - )\s*\S|"
+    r"\s+(?:is|are|holds|lists|contains|defines|declares|configures|sets|exports|reads|"
+    r"writes|runs|stores|keeps|maps|owns|loads|starts|wires|registers)\b)"
+)
+_BUG_SEEN = re.compile(
+    r"\b(?:that's|that is|this is|here's|found) the (?:bug|issue|problem|culprit)\b|"
+    r"\bthe (?:bug|issue|problem) (?:is|was) (?:that|the|a)\b",
+    re.I,
+)
+
+
 def kind_of_fact(text: str) -> str:
     """The observation kind of one fact, from evidence in its wording: a user's standing rule is
-    a preference, a made choice a decision, a problem with its cause or fix a bugfix, ..."""
+    a preference, a made choice a decision, a problem with its cause or fix a bugfix, a shell
+    command at its head a command, a file named with its description a file summary, ..."""
+    text = _OPENER.sub("", text.strip()) or text
     if is_vague(text):
         return "other"  # "I want you to adopt a specific coding style": names nothing
     if is_personal(text):
         return "preference"  # the user's own ("I prefer ...", "call me Sam"): the user tier's
     if is_rule(text) and not _CAUSE.search(text):
         return "decision" if guess_kind(text) == "decision" else "preference"
+    if _COMMAND_HEAD.match(text):
+        return "command"
+    if _ASKED.search(text) and is_specific(text) and not _CAUSE.search(text):
+        return "preference"  # "it's important that you always ...": asked of the listener
+    if _BUG_SEEN.search(text):
+        return "bugfix"  # a cause found ("that's the bug - my code treated it as ...")
     kind = guess_kind(text)
-    if kind == "preference" and not is_directive(text):
+    if _FILE_HEAD.match(text) and kind in ("other", "file_summary", "learning"):
+        return "file_summary"  # "mix.exs: adds the quality alias": what a file is or does
+    if kind == "file_summary":
+        kind = "learning" if is_specific(text) else "other"  # it names a file, not about it
+    if kind == "preference" and not is_directive(text) and not _ASKED.search(text):
         return "other"  # "it's always a pleasure": a remark, not a wish
     if kind == "bugfix" and not _CAUSE.search(text) and not re.search(r"\bfix", text, re.I):
         return "learning"

@@ -1,0 +1,45 @@
+"""The kind of a promoted map fact comes from evidence in its wording (issue 12): a command at
+its head, a rule asked of the listener, a cause found, a file described; open tasks and problems
+stay in the chat map. Shapes are those the local extractor stores from real sessions."""
+
+from __future__ import annotations
+
+import pytest
+
+from cms.observations.capture import is_memory, kind_of_fact
+
+
+@pytest.mark.parametrize(
+    ("fact", "kind"),
+    [
+        ("Run bd ready to see available work.", "command"),
+        ("mix credo gen.config generates .credo.exs with defaults", "command"),
+        ("Make sure your code is well-commented and explains its choices.", "preference"),
+        ("First, always include assert statements in your methods.", "preference"),
+        (
+            "It's important that you always include try statements in your methods to handle "
+            "any potential exceptions.",
+            "preference",
+        ),
+        (
+            "That's the bug - my code was treating it as returning {:ok, span_ctx} when it "
+            "returns the span context struct directly.",
+            "bugfix",
+        ),
+        (
+            "opencode.plugin.ts: adds the same default for the standalone OpenCode adapter",
+            "file_summary",
+        ),
+        ("Updated all hook scripts (notify-session.sh, tool-call-capture.sh)", "learning"),
+        ("spotter-4te.2 - W3C traceparent header propagation in plugin hook scripts", "learning"),
+        ("Make sure the build passes before you merge.", "preference"),
+    ],
+)
+def test_a_fact_gets_the_kind_its_wording_gives_evidence_for(fact: str, kind: str) -> None:
+    assert kind_of_fact(fact) == kind
+
+
+def test_open_tasks_and_problems_are_not_promoted() -> None:
+    assert not is_memory("TODO: spotter-4te.5: Trace LiveView and TerminalChannel")
+    assert not is_memory("Problem: Mix phx.server doesnt seem to start")
+    assert is_memory("Mix phx.server fails because PORT is unset.")
