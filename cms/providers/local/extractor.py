@@ -33,6 +33,7 @@ TOPIC_MATCH = 0.3  # the same for the exchange as a whole
 SUN_MATCH = 0.2
 FULL_PLANET = 15  # facts: past this, facts that match nothing start a new subtopic
 MAX_SUNS = 12  # soft: past this, a new subtopic joins the closest sun when any term matches
+_RESULTS = ("change", "status")  # what an answer reports done
 _NOT_STORED = ("revert", "done")  # candidates that only retract stored facts
 _FOLLOWERS = ("command", "file", "status", "task")  # too generic to choose a planet themselves
 
@@ -43,6 +44,8 @@ def collect_candidates(exchange: Exchange, namer: PathNamer) -> list[Candidate]:
     for order, line in commands:
         cand = command_candidate(line, order, from_text=True)
         found += [cand] if cand else []
+    if edited_paths(exchange) or any(c.kind in _RESULTS for c in found):
+        found = [c for c in found if c.kind != "task"]  # a request done in its own turn
     mentioned = " ".join(c.text for c in found)  # files these facts name are not listed again
     found += tool_candidates(exchange, namer, mentioned, 100_000)
     out: list[Candidate] = []

@@ -33,6 +33,7 @@ from cms.providers.local.shapes import (
     is_appraisal,
     is_cheer,
     is_code_line,
+    is_encouragement,
     is_menu_item,
     is_next_minute,
     is_verdict_cell,
@@ -152,9 +153,10 @@ _HABIT = re.compile(
     r"repo|project)|the team)\s+(?:always\s+|never\s+|only\s+|usually\s+|generally\s+|"
     r"still\s+|don't\s+|do not\s+)?(?!(?:will|would|should|shall|can|could|may|might|must|"
     r"need|needs|are|were|was|had|did|got|have|has|want|wanted|hope|think|feel|know|see|"
-    r"believe)\b)(?![a-z]+ed\b)[a-z]{3,}\b",
+    r"believe|like|love|enjoy|try|aim|strive|value|care|encourage|welcome)\b)(?![a-z]+ed\b)[a-z]{3,}\b",
     re.I,
 )
+_OPTION = re.compile(r"^(?:\w+,? )?(?:we|you|i|they) (?:can|could|might|may)(?: also| even)? \w")
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
 _OFFER = re.compile(
@@ -222,6 +224,8 @@ def _classify(unit: Unit) -> str | None:
         return "preference"  # the user's own ("I prefer ...", "never ask me ..."): every project
     if _FIX.search(low) and not low.startswith(("let me", "i need to", "i'll", "i will")):
         return "fix"
+    if _OPTION.match(low) and not is_rule(unit.raw):
+        return None  # "we can also use fitness trackers": a possibility, not a choice
     if _DECISION_STRONG.search(low):
         return "decision"
     if _DECISION_WEAK.search(low) and not narration:
@@ -353,6 +357,6 @@ def _noise_shape(unit: Unit, text: str) -> bool:
         return True
     if is_cheer(text) and not is_rule(text):
         return True
-    if is_appraisal(text) and not has_code(unit.raw):
+    if (is_appraisal(text) or is_encouragement(text)) and not has_code(unit.raw):
         return True
     return refers_to_rule(text) or is_next_minute(text)

@@ -92,6 +92,24 @@ _BENEFIT = re.compile(
 )
 
 
+_WORTH = re.compile(
+    rf"\b(?:is|are|was|were)\s+(?:such\s+|really\s+|truly\s+)?(?:a|an)\s+{_EVALUATIVE}\s+"
+    r"(?:example|idea|way|tool|place|practice|start|opportunity|resource|asset|habit|step)\b|"
+    r"^(?:it's|it is|that's|that is) all (?:part of|about)\b|^(?:that|this) reminds me\b",
+    re.I,
+)
+_ENCOURAGE = re.compile(
+    r"^(?:and |so )?(?:don'?t|do not) (?:be afraid|worry|hesitate)\b|\byou'?ve got this\b|"
+    r"\bkeep (?:it )?up\b",
+    re.I,
+)
+_HEDGED = re.compile(
+    r"^(?:i (?:also |really )?(?:think|believe|feel|guess|suppose)|maybe|perhaps)\b"
+    r".*\b(?:might|could|may|would)\b",
+    re.I,
+)
+
+
 def _has_symbol(text: str) -> bool:
     return any(unicodedata.category(c) == "So" for c in text)
 
@@ -109,7 +127,13 @@ def is_appraisal(text: str) -> bool:
     copula or the benefit of something said before."""
     if _RULE_FRAME.search(text):
         return False  # "It's important to run migrations first": a rule in an evaluative frame
-    return bool(_APPRAISAL.match(text) or _BENEFIT.match(text))
+    return bool(_APPRAISAL.match(text) or _BENEFIT.match(text) or _WORTH.search(text))
+
+
+def is_encouragement(text: str) -> bool:
+    """Encouragement or a hedged opinion ("Don't be afraid to speak up", "I think it might
+    help us feel more connected"): said to the listener, nothing settled."""
+    return bool(_ENCOURAGE.search(text) or _HEDGED.match(text))
 
 
 # -- rules referred to, announced, or promised ---------------------------------------------------
@@ -123,6 +147,8 @@ _ANNOUNCE = re.compile(
     r"\b(?:emphasi[sz]e|stress|highlight|underline|discuss|talk about|touch on|touch base on|"
     r"mention|bring up|go over|remind you of)\s+(?:\w+\s+){0,3}?(?:importance|aspect|topic|"
     r"matter|something|thing|point|practice|strateg(?:y|ies)|update|change)\b|"
+    r"\b(?:a few|a couple of|several|some)\s+(?:\w+\s+)?(?:strateg(?:y|ies)|things|changes|"
+    r"practices|guidelines|ideas|tips)\b|\bsomething (?:different|new|else)\b|"
     r"\b(?:a|an|some|a few|a couple of|one|another)\s+(?:\w+\s+)?(?:specific|certain|"
     r"particular|new|important|key|few)\s+(?:\w+\s+)?(?:prefix|suffix|convention|rule|"
     r"practice|strateg(?:y|ies)|guidelines?|approach|standard|style)\b",

@@ -10,6 +10,7 @@ from cms.providers.local.shapes import (
     is_appraisal,
     is_cheer,
     is_code_line,
+    is_encouragement,
     is_menu_item,
     is_verdict_cell,
     refers_to_rule,
@@ -89,3 +90,27 @@ def test_a_long_answer_that_settles_several_things_keeps_each_of_them() -> None:
     )
     facts = stored("Implement the terminal channel handlers.", "Summary of changes:\n\n" + answer)
     assert sum("lib/part_" in f for f in facts) == 12
+
+
+def test_encouragement_hedged_opinions_and_open_options_are_not_memory() -> None:
+    assert is_encouragement("Don't be afraid to speak up and share your thoughts.")
+    assert is_encouragement(
+        "I also think it might help us feel more connected as a team, especially if we use "
+        "video conferencing for those meetings."
+    )
+    assert is_appraisal("It's all part of making sure the team is happy and productive.")
+    facts = stored(
+        "We can also use fitness trackers or even have folks self-report their steps if they "
+        "prefer privacy.",
+        "Sounds good.",
+    )
+    assert facts == []
+
+
+def test_a_request_done_in_its_own_turn_is_not_kept_as_a_task() -> None:
+    answer = "Updated CLAUDE.md with the current project structure and the new test commands."
+    facts = stored("update CLAUDE.md for current changes", answer)
+    assert not any(f.startswith("Task:") for f in facts)
+    assert stored("Investigate why mix phx.server does not start.", "Sure.") == [
+        "Task: Investigate why mix phx.server does not start."
+    ]
