@@ -386,6 +386,18 @@ def is_memory(text: str) -> bool:
     )
 
 
+_COMMITTED = re.compile(
+    r"^(?=.*\b(?:from now on|going forward|moving forward|in all|always|never|every|"
+    r"continue\w*)\b)(?:\w+,? )?i(?:'ll| will) (?:definitely |certainly |also )?(?:make sure to|"
+    r"always|never|continue|start|keep|remember to|stick to|follow)\b",
+    re.I,
+)
+_DECIDED = re.compile(
+    r"^(?:(?:from now on|going forward|moving forward|for [\w ]{1,30}),? )?(?:we(?:'ll| will) be "
+    r"(?:using|switching|moving)|we(?:'re| are) (?:now )?(?:using|switching)|you (?:can|should) "
+    r"use|consider using)\b",
+    re.I,
+)
 _OPENER = re.compile(
     r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|lastly|finally|also|additionally|moreover|"
     r"one more thing|another thing|and|but|so|now|importantly)\s*[,:]\s+",
@@ -427,6 +439,10 @@ def kind_of_fact(text: str) -> str:
         return "decision" if guess_kind(text) == "decision" else "preference"
     if _COMMAND_HEAD.match(text):
         return "command"
+    if _COMMITTED.match(text) and is_specific(text):
+        return "preference"  # the agent restating a standing rule as its commitment
+    if _DECIDED.search(text) and is_specific(text):
+        return "decision"  # "we'll be using GitHub", "you can use bcrypt": a choice made
     if _ASKED.search(text) and is_specific(text) and not _CAUSE.search(text):
         return "preference"  # "it's important that you always ...": asked of the listener
     if _BUG_SEEN.search(text):

@@ -43,3 +43,16 @@ def test_open_tasks_and_problems_are_not_promoted() -> None:
     assert not is_memory("TODO: spotter-4te.5: Trace LiveView and TerminalChannel")
     assert not is_memory("Problem: Mix phx.server doesnt seem to start")
     assert is_memory("Mix phx.server fails because PORT is unset.")
+
+
+@pytest.mark.parametrize(
+    ("fact", "kind"),
+    [
+        ("I'll make sure to include the '@trace_class' decorator from now on.", "preference"),
+        ("I'll definitely continue using a linter for my projects.", "preference"),
+        ("Going forward, we'll be using GitHub as our main version control system.", "decision"),
+        ("For password hashing, you can use the bcrypt algorithm.", "decision"),
+    ],
+)
+def test_commitments_and_choices_without_a_cue_word_get_their_kind(fact: str, kind: str) -> None:
+    assert kind_of_fact(fact) == kind

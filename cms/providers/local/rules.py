@@ -58,6 +58,7 @@ _DECISION_STRONG = re.compile(
     r"go with|went with|switch(?:ed|ing)? (?:over )?(?:back )?(?:from [^.;]{1,40} )?to|"
     r"migrat(?:e|ed|ing) (?:from [^.;]{1,40} )?to|in favou?r of|the plan is|stick with|"
     r"we(?:'ll| will| are going to| should| shall) use|let's (?:use|go with|keep|switch)|"
+    r"we(?:'ll| will) be (?:using|switching|moving)|we(?:'re| are) (?:now )?(?:using|switching)|"
     r"we use|keep using|i(?:'ll| will) use [^.;]{1,40} (?:for|as|instead))\b",
     re.I,
 )
@@ -156,7 +157,19 @@ _HABIT = re.compile(
     r"believe|like|love|enjoy|try|aim|strive|value|care|encourage|welcome)\b)(?![a-z]+ed\b)[a-z]{3,}\b",
     re.I,
 )
-_OPTION = re.compile(r"^(?:\w+,? )?(?:we|you|i|they) (?:can|could|might|may)(?: also| even)? \w")
+_OPTION = re.compile(r"^(?:\w+,? )?(?:we|i|they) (?:can|could|might|may)(?: also| even)? \w")
+# the assistant committing to a standing behaviour ("I'll make sure to include 'chx' in all
+# attribute names going forward"): its restatement of the user's rule
+_COMMITMENT = re.compile(
+    r"^(?:\w+,? )?i(?:'ll| will) (?:definitely |certainly |also )?(?:make sure to|always|never|"
+    r"continue|start|keep|remember to|stick to|follow)\b"
+)
+_STANDING = re.compile(
+    r"\b(?:from now on|going forward|moving forward|in all|always|never|every|for (?:all|any) "
+    r"(?:new|future)|in (?:the )?future|continue)\b"
+)
+_RECOMMEND = re.compile(r"^(?:\w+,? )?(?:consider|try) using\b|\byou (?:can|should) use\b")
+_LEAD_CLAUSE = re.compile(r"^(?:(?:from now on|going forward|moving forward|for now),? )+")
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
 _OFFER = re.compile(
@@ -224,13 +237,15 @@ def _classify(unit: Unit) -> str | None:
         return "preference"  # the user's own ("I prefer ...", "never ask me ..."): every project
     if _FIX.search(low) and not low.startswith(("let me", "i need to", "i'll", "i will")):
         return "fix"
+    if source == "assistant" and _COMMITMENT.match(low) and _STANDING.search(low):
+        return "preference"
     if _OPTION.match(low) and not is_rule(unit.raw):
         return None  # "we can also use fitness trackers": a possibility, not a choice
     if _DECISION_STRONG.search(low):
         return "decision"
     if _DECISION_WEAK.search(low) and not narration:
         return "decision"
-    if source == "user" and _PLAN.search(low):
+    if source == "user" and (_PLAN.search(_LEAD_CLAUSE.sub("", low)) or _RECOMMEND.search(low)):
         return "decision"
     if source == "user" and (
         is_rule(unit.raw) or (_TASK.match(low) and is_general(low)) or _HABIT.match(low)

@@ -169,7 +169,28 @@ def refers_to_rule(text: str) -> bool:
     with a specific prefix"): no literal value of its own."""
     if _LITERAL.search(text):
         return False
-    return bool(_DEICTIC_RULE.search(text) or _ANNOUNCE.search(text))
+    if _DEICTIC_RULE.search(text):
+        return True
+    found = _ANNOUNCE.search(text)
+    if found is None:
+        return False
+    return not (found.group(0).lower().endswith("importance") and _names_thing(text[found.end() :]))
+
+
+_OBJECT = re.compile(r"^\s+of\s+(?:\w+\s+){0,2}?(\w+)")
+_THINGS = re.compile(
+    r"(?:docstrings?|annotations?|comments?|tests?|type hints?|assert\w*|linters?|logging|"
+    r"exceptions?|decorators?|commits?|branch\w*|reviews?|documentation|formatting|"
+    r"indentation|naming|validation|encryption|backups?|migrations?)$",
+    re.I,
+)
+
+
+def _names_thing(rest: str) -> bool:
+    """After "the importance of": a thing one can do or add in code ("of docstrings in our
+    functions"), which makes the sentence the rule itself, not an announcement of it."""
+    found = _OBJECT.match(rest)
+    return bool(found and _THINGS.match(found.group(1)))
 
 
 def is_next_minute(text: str) -> bool:

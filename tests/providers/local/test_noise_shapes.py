@@ -114,3 +114,21 @@ def test_a_request_done_in_its_own_turn_is_not_kept_as_a_task() -> None:
     assert stored("Investigate why mix phx.server does not start.", "Sure.") == [
         "Task: Investigate why mix phx.server does not start."
     ]
+
+
+def test_a_rule_restated_as_the_agents_commitment_and_a_choice_without_cue_words_are_kept() -> None:
+    facts = stored(
+        "Firstly, going forward, we'll be using GitHub as our main version control system.",
+        "Okay, I'll make sure to include docstrings in all my methods from now on.",
+    )
+    assert "Going forward, we'll be using GitHub as our main version control system." in facts
+    assert "I'll make sure to include docstrings in all my methods from now on." in facts
+    assert stored("Hello!", "I'll take a look at the logs now.") == []
+
+
+def test_the_importance_of_a_named_practice_is_the_rule_and_of_a_vague_one_is_not() -> None:
+    assert not refers_to_rule("I want to emphasize the importance of docstrings in our functions.")
+    assert refers_to_rule(
+        "As you begin your work here, I want to emphasize the importance of consistent coding "
+        "practices."
+    )
