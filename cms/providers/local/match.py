@@ -176,13 +176,23 @@ class StoredFacts:
             p.id: terms_of(p.title) | terms_of(sun.title) for sun in cmap.suns for p in sun.planets
         }
         self.gone: set[str] = set()  # deleted or replaced by the answer being built
+        self.keys: dict[str, list[str]] = {}  # normalised text -> ids of the facts with it
+        self.splits: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        for _, sat, _ in self.facts:
+            self.keys.setdefault(normalise_text(sat.text), []).append(sat.id)
+
+    def _split(self, sat_id: str, terms: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """A stored fact's words and values, worked out once per answer."""
+        found = self.splits.get(sat_id)
+        if found is None:
+            found = self.splits[sat_id] = _split_values(terms)
+        return found
 
     def live(self) -> list[tuple[Planet, Satellite, frozenset[str]]]:
         return [f for f in self.facts if f[1].id not in self.gone]
 
     def has_exact(self, text: str) -> bool:
-        key = normalise_text(text)
-        return any(normalise_text(s.text) == key for _, s, _ in self.live())
+        return any(i not in self.gone for i in self.keys.get(normalise_text(text), ()))
 
     def has_near(self, terms: frozenset[str]) -> bool:
         return any(_jaccard(terms, fterms) >= NEAR_DUPLICATE for _, _, fterms in self.live())
@@ -210,7 +220,7 @@ class StoredFacts:
         sat: Satellite,
         fterms: frozenset[str],
     ) -> tuple[float, Revision] | None:
-        fwords, fvalues = _split_values(fterms)
+        fwords, fvalues = self._split(sat.id, fterms)
         shared = words & fwords
         if cand.kind == "done":  # a finished todo item retires its TODO fact only
             own = len(shared) >= 2 and len(shared) >= 0.75 * len(fwords - {"todo"})
