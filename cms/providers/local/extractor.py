@@ -7,6 +7,7 @@ the map they were made for. No I/O, no model, no clock.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -166,7 +167,10 @@ class _Extractor:
         facts = [c.text for c in self.plan.fresh]
         if not facts:
             return None
-        titles = Titles(self.user, [self.user, *facts, self.assistant], self.namer.project_words())
+        tool_words = {w for t in self.exchange.tools for w in re.split(r"[.:/]", t.name.lower())}
+        tool_words |= {t.name.lower() for t in self.exchange.tools}
+        avoid = self.namer.project_words() | tool_words  # a tool's name is not a subject
+        titles = Titles(self.user, [self.user, *facts, self.assistant], avoid)
         edited = [self.namer.name(p) for p in edited_paths(self.exchange)]
         central = len(edited) == 1 and edited[0].rsplit("/", 1)[-1] in " ".join([self.user, *facts])
         planet_title = title_text(short_path(edited[0]) if central else titles.subtopic())

@@ -15,7 +15,7 @@ from cms.providers.local.shapes import (
     is_verdict_cell,
     refers_to_rule,
 )
-from cms.transcripts.exchange import Exchange
+from cms.transcripts.exchange import Exchange, ToolCall
 
 
 def stored(user: str, assistant: str = "") -> list[str]:
@@ -132,3 +132,17 @@ def test_the_importance_of_a_named_practice_is_the_rule_and_of_a_vague_one_is_no
         "As you begin your work here, I want to emphasize the importance of consistent coding "
         "practices."
     )
+
+
+def test_titles_name_the_subject_never_a_sentence_opener_or_a_tool() -> None:
+    cmap = new_map("chat", "proj")
+    exchange = Exchange(
+        user="Additionally, the compaction threshold must be 0.9 in the generated OpenCode config.",
+        assistant="Firstly, the OpenCode config now sets compaction threshold 0.9.",
+        tools=(ToolCall("multi_tool_use.parallel", "{}", ""),),
+    )
+    apply_answer(cmap, extract_ops(cmap, exchange), turn=1)
+    titles = [s.title for s in cmap.suns] + [p.title for p in cmap.planets()]
+    assert titles
+    assert not any(t.split()[0] in ("Additionally", "Firstly") for t in titles)
+    assert not any("multi_tool_use" in t for t in titles)
