@@ -14,7 +14,14 @@ from typing import Any
 
 from cms.map.model import CorrelationMap, Planet, Sun, map_from_dict
 from cms.map.ops import MAX_OPS_PER_TURN, apply_ops, normalise_text
-from cms.providers.local.match import Matcher, Revision, StoredFacts, View, terms_of
+from cms.providers.local.match import (
+    Matcher,
+    Revision,
+    StoredFacts,
+    View,
+    closed_items,
+    terms_of,
+)
 from cms.providers.local.rules import sentence_candidates
 from cms.providers.local.sentences import Candidate, mostly_placeholders, topic_units, trim_fact
 from cms.providers.local.titles import Titles, short_path, title_text
@@ -27,7 +34,7 @@ MAX_FACTS = 8  # new facts per turn kept whatever their rank (added or replacing
 RANK_FLOOR = 4.0  # past MAX_FACTS, a fact is kept when it scores this (a change, a rule, ...)
 MAX_FACTS_HARD = 40  # and never more than this in one turn (bounds the work, not the content)
 MAX_REPLACES = 3
-MAX_DELETES = 3
+MAX_DELETES = 5
 MAX_INC = 3
 FACT_MATCH = 0.34  # weighted share of a fact's terms found in a planet
 TOPIC_MATCH = 0.3  # the same for the exchange as a whole
@@ -102,6 +109,10 @@ class _Extractor:
     def choose(self, candidates: list[Candidate]) -> list[tuple[Candidate, frozenset[str]]]:
         """The best new facts, after updates and retractions of stored ones; reading order."""
         for revision in self.stored.answered_questions(self.user):
+            self._revise(revision)
+        tool_texts = [f"{t.input}\n{t.output}" for t in self.exchange.tools if not t.is_error]
+        closed = closed_items([*tool_texts, self.exchange.assistant])
+        for revision in self.stored.closed_todos(closed):
             self._revise(revision)
         chosen: list[tuple[Candidate, frozenset[str]]] = []
         keys: set[str] = set()

@@ -262,5 +262,46 @@ class StoredFacts:
                 out.append(Revision("delete", planet, sat))
         return out
 
+    def closed_todos(self, closed: set[str]) -> list[Revision]:
+        """TODO facts naming a work item (an issue id) that this exchange closed."""
+        if not closed:
+            return []
+        return [
+            Revision("delete", planet, sat)
+            for planet, sat, _ in self.live()
+            if sat.text.startswith("TODO:") and set(work_item_ids(sat.text)) & closed
+        ]
+
+
+# an issue or work item id: spotter-4te.4, PROJ-123, #42
+_ITEM_ID = re.compile(
+    r"(?<![\w.-])(?:[a-z][a-z0-9]*-[a-z0-9]+(?:\.\d+)+|[A-Z][A-Z0-9]+-\d+|#\d+)(?![\w-])"
+)
+_CLOSING = re.compile(
+    r"\b(?:close[sd]?|closing|done|complete[sd]?|completing|resolve[sd]?|finish(?:ed|es)?|"
+    r"merged|implemented)\b|\u2713|\u2705",
+    re.I,
+)
+
+
+_STILL_OPEN = re.compile(
+    r"\b(?:not|n't|never|remaining|remain|still|todo|next|pending|blocked|open|left|yet)\b", re.I
+)
+
+
+def work_item_ids(text: str) -> list[str]:
+    return [m.group(0).lower() for m in _ITEM_ID.finditer(text)]
+
+
+def closed_items(texts: list[str]) -> set[str]:
+    """Ids of work items these texts (a tool call's input or output, a line of the answer)
+    report closed: the id and a closing word on the same line."""
+    out: set[str] = set()
+    for text in texts:
+        for line in text.splitlines():
+            if _CLOSING.search(line) and not _STILL_OPEN.search(line):
+                out.update(work_item_ids(line))
+    return out
+
 
 _QUESTION_TERMS = frozenset(tokenize("open question want need like think should whether which"))

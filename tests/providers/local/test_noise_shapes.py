@@ -146,3 +146,29 @@ def test_titles_name_the_subject_never_a_sentence_opener_or_a_tool() -> None:
     assert titles
     assert not any(t.split()[0] in ("Additionally", "Firstly") for t in titles)
     assert not any("multi_tool_use" in t for t in titles)
+
+
+def test_an_open_task_closed_in_a_later_turn_is_no_longer_kept_as_open() -> None:
+    cmap = new_map("chat", "proj")
+    first = Exchange(
+        user="Work on the tracing epic.",
+        assistant="### Next Steps\nThe remaining tasks are:\n"
+        "- spotter-4te.4: Enable opentelemetry_ash and trace async enrichment\n"
+        "- spotter-4te.5: Trace LiveView and TerminalChannel\n",
+        tools=(),
+    )
+    apply_answer(cmap, extract_ops(cmap, first), turn=1)
+    assert any("spotter-4te.4" in s.text for p in cmap.planets() for s in p.satellites)
+    second = Exchange(
+        user="Continue.",
+        assistant="Both are finished.",
+        tools=(
+            ToolCall(
+                "Bash", '{"command": "bd close spotter-4te.4"}', "Closed spotter-4te.4: Closed"
+            ),
+        ),
+    )
+    apply_answer(cmap, extract_ops(cmap, second), turn=2)
+    texts = [s.text for p in cmap.planets() for s in p.satellites]
+    assert not any("spotter-4te.4" in t for t in texts)
+    assert any("spotter-4te.5" in t for t in texts)  # still open: it was not closed
