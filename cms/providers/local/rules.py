@@ -37,6 +37,7 @@ from cms.providers.local.shapes import (
     is_menu_item,
     is_next_minute,
     is_verdict_cell,
+    names_code,
     refers_to_rule,
     under_plan,
 )
@@ -168,7 +169,7 @@ _STANDING = re.compile(
     r"\b(?:from now on|going forward|moving forward|in all|always|never|every|for (?:all|any) "
     r"(?:new|future)|in (?:the )?future|continue)\b"
 )
-_RECOMMEND = re.compile(r"^(?:\w+,? )?(?:consider|try) using\b|\byou (?:can|should) use\b")
+_RECOMMEND = re.compile(r"^(?:\w+,? )?consider using\b|\byou (?:can|should) use\b")
 _LEAD_CLAUSE = re.compile(r"^(?:(?:from now on|going forward|moving forward|for now),? )+")
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
@@ -372,6 +373,6 @@ def _noise_shape(unit: Unit, text: str) -> bool:
         return True
     if is_cheer(text) and not is_rule(text):
         return True
-    if (is_appraisal(text) or is_encouragement(text)) and not has_code(unit.raw):
+    if (is_appraisal(text) or is_encouragement(text)) and not names_code(unit.raw):
         return True
     return refers_to_rule(text) or is_next_minute(text)

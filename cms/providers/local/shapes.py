@@ -79,7 +79,7 @@ _CHEER = re.compile(
     rf"\b{_EVALUATIVE}\b|\bready\b|\b(?:congrat\w*|well done|kudos|bravo|hooray)\b", re.I
 )
 _APPRAISAL = re.compile(
-    rf"^(?:[\w'-]+\s+){{0,4}}(?:is|are|was|were|'s|has been|have been)\s+(?:such\s+|really\s+|"
+    rf"^(?:[\w'-]+\s+){{0,4}}(?:is|are|was|were|'s|has been|have been|has|have|had)\s+(?:\w+ly\s+)?(?:such\s+|really\s+|"
     rf"truly\s+|definitely\s+|always\s+)?(?:(?:a|an|the)\s+)?(?:\w+\s+)?{_EVALUATIVE}\b",
     re.I,
 )
@@ -140,7 +140,8 @@ def is_encouragement(text: str) -> bool:
 
 _DEICTIC_RULE = re.compile(
     r"\b(?:this|that|these|those|the same|such)\s+(?:\w+\s+)?(?:conventions?|rules?|practices?|"
-    r"standards?|guidelines?|approach|habits?|instructions?|strateg(?:y|ies))\b",
+    r"standards?|guidelines?|approach|habits?|instructions?|strateg(?:y|ies)|points|things|tips|"
+    r"advice|suggestions|ideas)\b",
     re.I,
 )
 _ANNOUNCE = re.compile(
@@ -191,6 +192,17 @@ def _names_thing(rest: str) -> bool:
     functions"), which makes the sentence the rule itself, not an announcement of it."""
     found = _OBJECT.match(rest)
     return bool(found and _THINGS.match(found.group(1)))
+
+
+_STRICT_CODE = re.compile(
+    r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|\b[a-z0-9]+_[a-z0-9_]+\b|\w\(\)|--[a-z]|\b\w+/\w+"
+)
+
+
+def names_code(raw: str) -> bool:
+    """Code proper in a sentence: backticks, a file, a snake_case name, a call, a flag, a path
+    (not a capitalised word, an acronym or a number, which remarks have too)."""
+    return bool(_STRICT_CODE.search(raw))
 
 
 def is_next_minute(text: str) -> bool:

@@ -99,6 +99,11 @@ def test_encouragement_hedged_opinions_and_open_options_are_not_memory() -> None
         "video conferencing for those meetings."
     )
     assert is_appraisal("It's all part of making sure the team is happy and productive.")
+    assert is_appraisal(
+        'Google\'s famous "20% time" policy, which allowed employees to work on personal '
+        "projects, is a great example of this."
+    )
+    assert refers_to_rule("I'll keep these points in mind as I continue my work here.")
     facts = stored(
         "We can also use fitness trackers or even have folks self-report their steps if they "
         "prefer privacy.",
