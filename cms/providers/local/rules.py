@@ -274,7 +274,22 @@ def _classify(unit: Unit) -> str | None:
         return "learning"
     if source == "user" and _TASK.match(low):
         return "task"
+    if _DECIDED_CONTEXT.search(unit.context):
+        return "decision"  # an item under "Decisions", "Constraints", "Out of scope", ...
+    if _FACTS_CONTEXT.search(unit.context) and has_code(unit.raw):
+        return "learning"  # an item under "Tech stack", "Components", "Architecture", ...
     return None
+
+
+# what a heading or lead-in says the items below it are
+_DECIDED_CONTEXT = re.compile(
+    r"\b(?:decisions?|decided|constraints?|out of scope|non-goals?|trade-?offs?|design choices?|"
+    r"conventions?|rules)\b"
+)
+_FACTS_CONTEXT = re.compile(
+    r"\b(?:tech(?:nology)? stack|stack|components?|architecture|project structure|structure|"
+    r"key files|findings|root cause|how it works)\b"
+)
 
 
 def _prefixed(kind: str, text: str, source: str) -> str:

@@ -177,3 +177,13 @@ def test_an_open_task_closed_in_a_later_turn_is_no_longer_kept_as_open() -> None
     texts = [s.text for p in cmap.planets() for s in p.satellites]
     assert not any("spotter-4te.4" in t for t in texts)
     assert any("spotter-4te.5" in t for t in texts)  # still open: it was not closed
+
+
+def test_a_list_item_takes_its_kind_from_the_heading_above_it() -> None:
+    answer = (
+        "## Out of scope\n\n- No CI integration for the quality checks yet\n\n"
+        "## Tech Stack\n\n- Next.js 15.5.2 with the App Router\n- Tailwind CSS 4\n"
+    )
+    facts = stored("Write the plan for the quality tools.", answer)
+    assert "No CI integration for the quality checks yet" in facts
+    assert "Next.js 15.5.2 with the App Router" in facts
