@@ -393,7 +393,7 @@ _COMMITTED = re.compile(
     re.I,
 )
 _DECIDED = re.compile(
-    r"^(?:(?:from now on|going forward|moving forward|for [\w ]{1,30}),? )?(?:we(?:'ll| will) be "
+    r"^(?:[^,]{1,40}, )?(?:we(?:'ll| will) be "
     r"(?:using|switching|moving)|we(?:'re| are) (?:now )?(?:using|switching)|you (?:can|should) "
     r"use|consider using)\b",
     re.I,

@@ -56,3 +56,11 @@ def test_open_tasks_and_problems_are_not_promoted() -> None:
 )
 def test_commitments_and_choices_without_a_cue_word_get_their_kind(fact: str, kind: str) -> None:
     assert kind_of_fact(fact) == kind
+
+
+def test_a_recommendation_after_a_lead_in_clause_is_a_decision() -> None:
+    fact = (
+        "As for session management, consider using JSON Web Tokens (JWT) for secure user "
+        "session handling and authentication."
+    )
+    assert kind_of_fact(fact) == "decision"

@@ -169,7 +169,7 @@ _STANDING = re.compile(
     r"\b(?:from now on|going forward|moving forward|in all|always|never|every|for (?:all|any) "
     r"(?:new|future)|in (?:the )?future|continue)\b"
 )
-_RECOMMEND = re.compile(r"^(?:\w+,? )?consider using\b|\byou (?:can|should) use\b")
+_RECOMMEND = re.compile(r"^(?:[^,]{1,40}, )?consider using\b|\byou (?:can|should) use\b")
 _LEAD_CLAUSE = re.compile(r"^(?:(?:from now on|going forward|moving forward|for now),? )+")
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
