@@ -360,7 +360,8 @@ def files_in(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _FILE.finditer(text)))
 
 
-_NOT_MEMORY = re.compile(r"^(?:open question|task|question|todo|problem)\s*:", re.I)
+_NOT_MEMORY = re.compile(r"^(?:open question|task|question)\s*:", re.I)
+_OPEN_ITEM = re.compile(r"^(?:todo|problem)\s*:", re.I)
 _CAUSE = re.compile(
     r"\b(?:root cause|caused by|because|the fix|fixed by|resolved by|was causing)\b", re.I
 )
@@ -374,9 +375,8 @@ _ASKED = re.compile(
 
 
 def is_memory(text: str) -> bool:
-    """Whether a fact is worth keeping as project memory: never a question, a request, an open
-    task or an open problem (the chat's current state, not knowledge for later chats: it stays
-    in the chat map, and the store has no kind for it)."""
+    """Whether a fact is worth keeping as project memory: never a question, a request or a task
+    (a request is the chat's current task, not knowledge for later chats)."""
     flat = text.strip()
     return (
         bool(flat)
@@ -431,6 +431,8 @@ def kind_of_fact(text: str) -> str:
     a preference, a made choice a decision, a problem with its cause or fix a bugfix, a shell
     command at its head a command, a file named with its description a file summary, ..."""
     text = _OPENER.sub("", text.strip()) or text
+    if _OPEN_ITEM.match(text):
+        return "other"  # an open task or problem: the store has no kind for it, none fits
     if is_vague(text):
         return "other"  # "I want you to adopt a specific coding style": names nothing
     if is_personal(text):

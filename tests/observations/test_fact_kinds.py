@@ -1,6 +1,6 @@
 """The kind of a promoted map fact comes from evidence in its wording (issue 12): a command at
 its head, a rule asked of the listener, a cause found, a file described; open tasks and problems
-stay in the chat map. Shapes are those the local extractor stores from real sessions."""
+are promoted as `other`. Shapes are those the local extractor stores from real sessions."""
 
 from __future__ import annotations
 
@@ -39,10 +39,11 @@ def test_a_fact_gets_the_kind_its_wording_gives_evidence_for(fact: str, kind: st
     assert kind_of_fact(fact) == kind
 
 
-def test_open_tasks_and_problems_are_not_promoted() -> None:
-    assert not is_memory("TODO: spotter-4te.5: Trace LiveView and TerminalChannel")
-    assert not is_memory("Problem: Mix phx.server doesnt seem to start")
-    assert is_memory("Mix phx.server fails because PORT is unset.")
+def test_open_tasks_and_problems_are_promoted_as_other_never_as_a_fix() -> None:
+    assert is_memory("TODO: spotter-4te.5: Trace LiveView and TerminalChannel")
+    assert kind_of_fact("TODO: fix the crash in the TerminalChannel join") == "other"
+    assert kind_of_fact("Problem: Mix phx.server doesnt seem to start") == "other"
+    assert not is_memory("Task: update CLAUDE.md for current changes")
 
 
 @pytest.mark.parametrize(
