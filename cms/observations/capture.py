@@ -450,9 +450,7 @@ def kind_of_fact(text: str) -> str:
     if _BUG_SEEN.search(text):
         return "bugfix"  # a cause found ("that's the bug - my code treated it as ...")
     kind = guess_kind(text)
-    if _FILE_HEAD.match(text) and kind in ("other", "file_summary", "learning"):
-        return "file_summary"  # "mix.exs: adds the quality alias": what a file is or does
-    if kind == "file_summary":
+    if kind == "file_summary" and not _FILE_HEAD.match(text):
         kind = "learning" if is_specific(text) else "other"  # it names a file, not about it
     if kind == "preference" and not is_directive(text) and not _ASKED.search(text):
         return "other"  # "it's always a pleasure": a remark, not a wish

@@ -26,10 +26,7 @@ from cms.observations.capture import is_memory, kind_of_fact
             "returns the span context struct directly.",
             "bugfix",
         ),
-        (
-            "opencode.plugin.ts: adds the same default for the standalone OpenCode adapter",
-            "file_summary",
-        ),
+        ("pnpm-workspace.yaml lists apps/* and packages/*", "file_summary"),
         ("Updated all hook scripts (notify-session.sh, tool-call-capture.sh)", "learning"),
         ("spotter-4te.2 - W3C traceparent header propagation in plugin hook scripts", "learning"),
         ("Make sure the build passes before you merge.", "preference"),
