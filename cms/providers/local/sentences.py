@@ -1,8 +1,8 @@
 """How the local extractor reads an exchange's text: cleaning, splitting, the Candidate fact.
 
 Drops injected context, tags and markdown and cuts the prompt and the answer into sentence
-units (sentences, bullets, table rows, one-line commands). No classification (that is rules),
-no map, no I/O.
+units (sentences, bullets, table rows, one-line commands), and a statement too long for one
+fact into clauses, none lost. No classification (that is rules), no map, no I/O.
 """
 
 from __future__ import annotations
