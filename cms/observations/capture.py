@@ -3,8 +3,8 @@
 Owns the capture rules: redaction before anything is stored, the git branch and commit of the
 capture, deduplication against the store (same kind and title on the same branch supersedes,
 on another branch overrides for this one; a near-identical body is skipped or revives an
-archived twin) and the local provider's promotion of map facts with a kind guessed from their
-wording. Runs off the fast path (it may run git); knows nothing of hooks, the CLI or providers.
+archived twin) and the local provider's promotion of map facts (their kind and importance
+from their wording: cms.observations.factkinds). Runs off the fast path (it may run git); knows nothing of hooks, the CLI or providers.
 """
 
 from __future__ import annotations
@@ -19,24 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cms.errors import StoreError
+from cms.observations.factkinds import files_in, importance_of_fact, is_memory, kind_of_fact
 from cms.observations.ids import fact_source
 from cms.observations.matching import or_expression, query_terms
 from cms.observations.model import NewObservation, clean_new, title_key
 from cms.observations.overrides import pass_on_overrides, record_overrides
-from cms.observations.recall import STANDING_KINDS
 from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state, scope_from_state
 from cms.observations.store import ObservationStore, insert_observation
-from cms.observations.subject import CHANGED, SAME, frame_of, is_vague, relation, values_of
-from cms.observations.wording import (
-    has_literal,
-    is_courtesy,
-    is_directive,
-    is_firm,
-    is_personal,
-    is_question,
-    is_rule,
-    is_specific,
-)
+from cms.observations.subject import CHANGED, SAME, frame_of, relation, values_of
 from cms.transcripts.redact import redact_text
 
 if TYPE_CHECKING:
@@ -297,119 +287,6 @@ def capture_observations(
 
 
 # -- promotion of a chat map's facts (local provider) -------------------------------------
-
-_FILE = re.compile(
-    r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}|[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|"
-    r"json|jsonl|toml|yaml|yml|md|rs|go|java|kt|rb|sh|sql|css|scss|html|c|h|cc|cpp|hpp|lock|"
-    r"cfg|ini|txt|env))(?![\w/])"
-)
-_KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "decision",
-        re.compile(
-            r"\b(decid(e|ed|es|ing)|decision|chose|chosen|choose|opted|went with|going with|"
-            r"settled on|switch(ed)? (to|from)|agreed|in favou?r of)\b|\buse\b.*\binstead\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "bugfix",
-        re.compile(
-            r"\b(fix(ed|es|ing)?|bug(s|fix)?|errors?|exceptions?|traceback|crash(es|ed)?|broken|"
-            r"regression|root cause|workaround)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "command",
-        re.compile(
-            r"(^|\s)\$ \S|\brun(s|ning)?\s+`[^`]+`|`(git|npm|pnpm|npx|yarn|pip|uv|python3?|pytest|"
-            r"make|cargo|go|docker|kubectl|node|ruff|mypy|cms|bash|sh)\b[^`]*`",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "preference",
-        re.compile(
-            r"\b(prefers?|preferred|preference|always|never|(user|they) wants?|avoid)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    ("file_summary", _FILE),
-    (
-        "learning",
-        re.compile(
-            r"\b(learn(ed|t|ing)?|turns? out|turned out|notes?|noted|noticed|discovered|"
-            r"realis(ed|ed)|realized|TIL|found that|apparently)\b",
-            re.IGNORECASE,
-        ),
-    ),
-)
-
-
-def guess_kind(text: str) -> str:
-    """The observation kind a fact's wording suggests (first matching rule wins), else other."""
-    for kind, pattern in _KIND_RULES:
-        if pattern.search(text):
-            return kind
-    return "other"
-
-
-def files_in(text: str) -> list[str]:
-    """File paths named in a text, in order, without repeats."""
-    return list(dict.fromkeys(m.group(1) for m in _FILE.finditer(text)))
-
-
-_NOT_MEMORY = re.compile(r"^(?:open question|task|question)\s*:", re.I)
-_CAUSE = re.compile(
-    r"\b(?:root cause|caused by|because|the fix|fixed by|resolved by|was causing)\b", re.I
-)
-
-
-def is_memory(text: str) -> bool:
-    """Whether a fact is worth keeping as project memory: never a question, a request or a task
-    (a request is the chat's current task, not knowledge for later chats)."""
-    flat = text.strip()
-    return (
-        bool(flat)
-        and not is_question(flat)
-        and not _NOT_MEMORY.match(flat)
-        and not is_courtesy(flat)
-    )
-
-
-def kind_of_fact(text: str) -> str:
-    """The observation kind of one fact, from evidence in its wording: a user's standing rule is
-    a preference, a made choice a decision, a problem with its cause or fix a bugfix, ..."""
-    if is_vague(text):
-        return "other"  # "I want you to adopt a specific coding style": names nothing
-    if is_personal(text):
-        return "preference"  # the user's own ("I prefer ...", "call me Sam"): the user tier's
-    if is_rule(text) and not _CAUSE.search(text):
-        return "decision" if guess_kind(text) == "decision" else "preference"
-    kind = guess_kind(text)
-    if kind == "preference" and not is_directive(text):
-        return "other"  # "it's always a pleasure": a remark, not a wish
-    if kind == "bugfix" and not _CAUSE.search(text) and not re.search(r"\bfix", text, re.I):
-        return "learning"
-    if kind == "other" and is_specific(text):
-        return "learning"  # a fact about the project's code, files or tools
-    return kind
-
-
-def importance_of_fact(text: str, kind: str, mass: int = 1, archived: bool = False) -> int:
-    """1-5 from the same evidence: an explicit rule outranks a remark, a rule that names its
-    value (a literal, a tool, a version) outranks a vague one; a subtopic the talk kept coming
-    back to (mass) adds one; archived facts lose one."""
-    base = {"preference": 3, "decision": 3, "bugfix": 4, "command": 3, "learning": 3}.get(kind, 2)
-    if kind in STANDING_KINDS:
-        base += is_rule(text) or (is_firm(text) and (kind == "decision" or is_directive(text)))
-        base += has_literal(text)
-    if mass >= 4:
-        base += 1
-    if archived:
-        base -= 1
-    return max(1, min(5, base))
 
 
 def observations_from_map(

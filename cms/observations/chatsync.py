@@ -14,11 +14,8 @@ from typing import Any
 
 from cms.map.model import CorrelationMap
 from cms.observations.access import ProjectMemory
-from cms.observations.capture import (
-    capture_with_outcomes,
-    kind_of_fact,
-    observations_from_map,
-)
+from cms.observations.capture import capture_with_outcomes, observations_from_map
+from cms.observations.factkinds import kind_of_fact
 from cms.observations.factsync import clear_index, index_passages, retire_again, sync_chat
 from cms.observations.matching import refresh_term_counts
 from cms.observations.personal import capture_personal, split_personal

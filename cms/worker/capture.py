@@ -3,8 +3,9 @@ at PreCompact the chat's current task is first brought up to date, cms.worker.cu
 user's own preferences into the user tier.
 
 With a model provider the observe model reads the chat map and the latest exchanges; without
-one (or when the model fails on the last attempt) the observations are derived from the map in
-code. Either way the candidates go through the observation store's own capture step.
+one the transcript's turns no Stop folded in are folded into the map first (a session whose
+Stops never ran still leaves memory), then the observations are derived from the map in code.
+Either way the candidates go through the observation store's own capture step.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 
 from cms import paths
 from cms.config import Config
-from cms.errors import JobError, MapNotFoundError
+from cms.errors import CmsError, JobError, MapNotFoundError
+from cms.log import log_event
 from cms.map.model import CorrelationMap
 from cms.map.render import render_full
 from cms.map.store import load_map
@@ -27,6 +29,7 @@ from cms.providers.select import make_provider
 from cms.transcripts.reader import read_exchanges
 from cms.worker.currenttask import catch_up_task
 from cms.worker.projectsync import sync_project_memory
+from cms.worker.update import APPLIED_KEEP, update_chat_map
 
 SESSION_TEXT_CHARS = 24_000  # the recent exchanges sent to the observe model
 RECENT_EXCHANGES = 12
@@ -56,6 +59,33 @@ def session_text(session_id: str, transcript: str | None) -> str:
     return "\n\n".join(parts)
 
 
+def fold_unfolded_turns(session_id: str, transcript: str, config: Config, project: str) -> int:
+    """Fold into the chat map, with the local extractor, the transcript's turns that no Stop
+    folded in (among its latest APPLIED_KEEP: those applied already are skipped by key);
+    return how many changed the map. An unreadable transcript is logged and folds nothing."""
+    try:
+        exchanges = read_exchanges(transcript)
+    except (CmsError, OSError) as exc:
+        log_event("warning", "transcript_unreadable", str(exc), session=session_id)
+        return 0
+    folded = 0
+    for exchange in [e for e in exchanges if e.turn > 0][-APPLIED_KEEP:]:
+        try:
+            report = update_chat_map(
+                paths.map_path(session_id),
+                exchange,
+                config=config,
+                session_id=session_id,
+                project=project,
+                provider=None,
+            )
+        except CmsError as exc:  # one bad turn does not lose the others
+            log_event("warning", "capture_fold_failed", str(exc)[:300], session=session_id)
+            continue
+        folded += bool(report.accepted)
+    return folded
+
+
 def run_capture(
     session_id: str, payload: dict[str, Any], config: Config, *, force_local: bool = False
 ) -> str:
@@ -71,6 +101,10 @@ def run_capture(
         raise JobError("capture job without a cwd")
     agent = payload.get("agent") if isinstance(payload.get("agent"), str) else "claude_code"
     provider = None if force_local else make_provider(config)
+    if provider is None and transcript:
+        project_name = payload.get("project")
+        project_name = project_name if isinstance(project_name, str) else ""
+        fold_unfolded_turns(session_id, transcript, config, project_name)
     sync_project_memory(session_id, cwd, agent)  # the fact index is whole before capture
     memory = open_project_memory(cwd, create=True)
     if memory is None:  # pragma: no cover - create=True always opens

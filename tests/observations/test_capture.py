@@ -11,11 +11,9 @@ from cms.observations.access import open_project_memory
 from cms.observations.capture import (
     capture_observations,
     capture_with_outcomes,
-    guess_kind,
-    importance_of_fact,
-    kind_of_fact,
     observations_from_map,
 )
+from cms.observations.factkinds import guess_kind, importance_of_fact, kind_of_fact
 from cms.observations.model import NewObservation
 from cms.observations.upkeep import archive_stale
 

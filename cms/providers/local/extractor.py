@@ -7,13 +7,21 @@ the map they were made for. No I/O, no model, no clock.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from cms.map.model import CorrelationMap, Planet, Sun, map_from_dict
 from cms.map.ops import MAX_OPS_PER_TURN, apply_ops, normalise_text
-from cms.providers.local.match import Matcher, Revision, StoredFacts, View, terms_of
+from cms.providers.local.match import (
+    Matcher,
+    Revision,
+    StoredFacts,
+    View,
+    closed_items,
+    terms_of,
+)
 from cms.providers.local.rules import sentence_candidates
 from cms.providers.local.sentences import Candidate, mostly_placeholders, topic_units, trim_fact
 from cms.providers.local.titles import Titles, short_path, title_text
@@ -22,15 +30,18 @@ from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
 from cms.transcripts.redact import redact_text
 
-MAX_FACTS = 8  # new facts per turn (added or replacing)
+MAX_FACTS = 8  # new facts per turn kept whatever their rank (added or replacing)
+RANK_FLOOR = 4.0  # past MAX_FACTS, a fact is kept when it scores this (a change, a rule, ...)
+MAX_FACTS_HARD = 40  # and never more than this in one turn (bounds the work, not the content)
 MAX_REPLACES = 3
-MAX_DELETES = 3
+MAX_DELETES = 5
 MAX_INC = 3
 FACT_MATCH = 0.34  # weighted share of a fact's terms found in a planet
 TOPIC_MATCH = 0.3  # the same for the exchange as a whole
 SUN_MATCH = 0.2
 FULL_PLANET = 15  # facts: past this, facts that match nothing start a new subtopic
 MAX_SUNS = 12  # soft: past this, a new subtopic joins the closest sun when any term matches
+_RESULTS = ("change", "status")  # what an answer reports done
 _NOT_STORED = ("revert", "done")  # candidates that only retract stored facts
 _FOLLOWERS = ("command", "file", "status", "task")  # too generic to choose a planet themselves
 
@@ -41,6 +52,8 @@ def collect_candidates(exchange: Exchange, namer: PathNamer) -> list[Candidate]:
     for order, line in commands:
         cand = command_candidate(line, order, from_text=True)
         found += [cand] if cand else []
+    if edited_paths(exchange) or any(c.kind in _RESULTS for c in found):
+        found = [c for c in found if c.kind != "task"]  # a request done in its own turn
     mentioned = " ".join(c.text for c in found)  # files these facts name are not listed again
     found += tool_candidates(exchange, namer, mentioned, 100_000)
     out: list[Candidate] = []
@@ -97,11 +110,16 @@ class _Extractor:
         """The best new facts, after updates and retractions of stored ones; reading order."""
         for revision in self.stored.answered_questions(self.user):
             self._revise(revision)
+        tool_texts = [f"{t.input}\n{t.output}" for t in self.exchange.tools if not t.is_error]
+        closed = closed_items([*tool_texts, self.exchange.assistant])
+        for revision in self.stored.closed_todos(closed):
+            self._revise(revision)
         chosen: list[tuple[Candidate, frozenset[str]]] = []
         keys: set[str] = set()
         for cand in candidates:
             stored = cand.kind not in _NOT_STORED
-            full = len(chosen) + len(self.plan.replaces) >= MAX_FACTS
+            count = len(chosen) + len(self.plan.replaces)
+            full = count >= MAX_FACTS_HARD or (count >= MAX_FACTS and cand.score < RANK_FLOOR)
             key = normalise_text(cand.text)
             if stored and (full or key in keys or self.stored.has_exact(cand.text)):
                 continue
@@ -160,7 +178,10 @@ class _Extractor:
         facts = [c.text for c in self.plan.fresh]
         if not facts:
             return None
-        titles = Titles(self.user, [self.user, *facts, self.assistant], self.namer.project_words())
+        tool_words = {w for t in self.exchange.tools for w in re.split(r"[.:/]", t.name.lower())}
+        tool_words |= {t.name.lower() for t in self.exchange.tools}
+        avoid = self.namer.project_words() | tool_words  # a tool's name is not a subject
+        titles = Titles(self.user, [self.user, *facts, self.assistant], avoid)
         edited = [self.namer.name(p) for p in edited_paths(self.exchange)]
         central = len(edited) == 1 and edited[0].rsplit("/", 1)[-1] in " ".join([self.user, *facts])
         planet_title = title_text(short_path(edited[0]) if central else titles.subtopic())
@@ -196,8 +217,17 @@ class _Extractor:
         topic_text = " ".join([self.user, *(c.text for c, _ in chosen)])
         self.topic_counts = Counter(tokenize(topic_text))
         self.place(chosen, topic_text)
-        new_op = self.new_topic_op(terms_of(topic_text))
         plan = self.plan
+        # one op per fact added to an existing planet: those past the op budget join the new
+        # subtopic (one op for all of them) instead of being left out
+        room = MAX_OPS_PER_TURN - len(plan.deletes) - len(plan.replaces) - MAX_INC - 1
+        ranked = sorted(plan.adds, key=lambda cp: (-cp[0].score, cp[0].order))
+        if len(ranked) > room:
+            plan.adds = ranked[: max(room, 0)]
+            plan.fresh = sorted(
+                [*plan.fresh, *(c for c, _ in ranked[max(room, 0) :])], key=lambda c: c.order
+            )
+        new_op = self.new_topic_op(terms_of(topic_text))
         incs = plan.touched[:MAX_INC]
         room = MAX_OPS_PER_TURN - len(plan.deletes) - len(plan.replaces) - len(incs) - bool(new_op)
         adds = sorted(plan.adds, key=lambda cp: (-cp[0].score, cp[0].order))[: max(room, 0)]

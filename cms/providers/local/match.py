@@ -176,13 +176,23 @@ class StoredFacts:
             p.id: terms_of(p.title) | terms_of(sun.title) for sun in cmap.suns for p in sun.planets
         }
         self.gone: set[str] = set()  # deleted or replaced by the answer being built
+        self.keys: dict[str, list[str]] = {}  # normalised text -> ids of the facts with it
+        self.splits: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        for _, sat, _ in self.facts:
+            self.keys.setdefault(normalise_text(sat.text), []).append(sat.id)
+
+    def _split(self, sat_id: str, terms: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """A stored fact's words and values, worked out once per answer."""
+        found = self.splits.get(sat_id)
+        if found is None:
+            found = self.splits[sat_id] = _split_values(terms)
+        return found
 
     def live(self) -> list[tuple[Planet, Satellite, frozenset[str]]]:
         return [f for f in self.facts if f[1].id not in self.gone]
 
     def has_exact(self, text: str) -> bool:
-        key = normalise_text(text)
-        return any(normalise_text(s.text) == key for _, s, _ in self.live())
+        return any(i not in self.gone for i in self.keys.get(normalise_text(text), ()))
 
     def has_near(self, terms: frozenset[str]) -> bool:
         return any(_jaccard(terms, fterms) >= NEAR_DUPLICATE for _, _, fterms in self.live())
@@ -210,7 +220,7 @@ class StoredFacts:
         sat: Satellite,
         fterms: frozenset[str],
     ) -> tuple[float, Revision] | None:
-        fwords, fvalues = _split_values(fterms)
+        fwords, fvalues = self._split(sat.id, fterms)
         shared = words & fwords
         if cand.kind == "done":  # a finished todo item retires its TODO fact only
             own = len(shared) >= 2 and len(shared) >= 0.75 * len(fwords - {"todo"})
@@ -251,6 +261,47 @@ class StoredFacts:
             if len(asked & said) >= 2 and len(asked & said) >= 0.75 * len(asked):
                 out.append(Revision("delete", planet, sat))
         return out
+
+    def closed_todos(self, closed: set[str]) -> list[Revision]:
+        """TODO facts naming a work item (an issue id) that this exchange closed."""
+        if not closed:
+            return []
+        return [
+            Revision("delete", planet, sat)
+            for planet, sat, _ in self.live()
+            if sat.text.startswith("TODO:") and set(work_item_ids(sat.text)) & closed
+        ]
+
+
+# an issue or work item id: spotter-4te.4, PROJ-123, #42
+_ITEM_ID = re.compile(
+    r"(?<![\w.-])(?:[a-z][a-z0-9]*-[a-z0-9]+(?:\.\d+)+|[A-Z][A-Z0-9]+-\d+|#\d+)(?![\w-])"
+)
+_CLOSING = re.compile(
+    r"\b(?:close[sd]?|closing|done|complete[sd]?|completing|resolve[sd]?|finish(?:ed|es)?|"
+    r"merged|implemented)\b|\u2713|\u2705",
+    re.I,
+)
+
+
+_STILL_OPEN = re.compile(
+    r"\b(?:not|n't|never|remaining|remain|still|todo|next|pending|blocked|open|left|yet)\b", re.I
+)
+
+
+def work_item_ids(text: str) -> list[str]:
+    return [m.group(0).lower() for m in _ITEM_ID.finditer(text)]
+
+
+def closed_items(texts: list[str]) -> set[str]:
+    """Ids of work items these texts (a tool call's input or output, a line of the answer)
+    report closed: the id and a closing word on the same line."""
+    out: set[str] = set()
+    for text in texts:
+        for line in text.splitlines():
+            if _CLOSING.search(line) and not _STILL_OPEN.search(line):
+                out.update(work_item_ids(line))
+    return out
 
 
 _QUESTION_TERMS = frozenset(tokenize("open question want need like think should whether which"))

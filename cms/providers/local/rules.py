@@ -25,9 +25,21 @@ from cms.providers.local.sentences import (
     Candidate,
     Unit,
     prompt_text,
+    split_clauses,
     strip_lead,
     text_units,
-    trim_fact,
+)
+from cms.providers.local.shapes import (
+    is_appraisal,
+    is_cheer,
+    is_code_line,
+    is_encouragement,
+    is_menu_item,
+    is_next_minute,
+    is_verdict_cell,
+    names_code,
+    refers_to_rule,
+    under_plan,
 )
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
@@ -47,6 +59,7 @@ _DECISION_STRONG = re.compile(
     r"go with|went with|switch(?:ed|ing)? (?:over )?(?:back )?(?:from [^.;]{1,40} )?to|"
     r"migrat(?:e|ed|ing) (?:from [^.;]{1,40} )?to|in favou?r of|the plan is|stick with|"
     r"we(?:'ll| will| are going to| should| shall) use|let's (?:use|go with|keep|switch)|"
+    r"we(?:'ll| will) be (?:using|switching|moving)|we(?:'re| are) (?:now )?(?:using|switching)|"
     r"we use|keep using|i(?:'ll| will) use [^.;]{1,40} (?:for|as|instead))\b",
     re.I,
 )
@@ -96,6 +109,11 @@ _ERROR = re.compile(
     r"not working|can'?t|cannot|unable to|timed? out|refused|undefined|not found)\b",
     re.I,
 )
+_FAILURE = re.compile(
+    r"\b(?:fails?|failed|failing|crash(?:es|ed)?|broken|doesn'?t|does not|not working|can'?t|"
+    r"cannot|unable to|timed? out|refused|undefined|not found|threw|throws)\b",
+    re.I,
+)
 _STATUS = re.compile(
     r"\b(?:all (?:\d+ )?(?:tests? )?(?:pass|passing|passed|green)|"
     r"tests? (?:pass|passes|passed)|compiles? cleanly|build succeeded)\b",
@@ -130,6 +148,29 @@ _FILLER = re.compile(
     r"makes sense|good job|well done|nice work)\b",
     re.I,
 )
+# the user describing how the project works, in the habitual present ("we write raw SQL with
+# psycopg 3", "our services log JSON"): a convention, though no cue word says so
+_HABIT = re.compile(
+    r"^(?:here |in this (?:repo|repository|project|codebase),? )?(?:we|our (?:team|services|code|"
+    r"repo|project)|the team)\s+(?:always\s+|never\s+|only\s+|usually\s+|generally\s+|"
+    r"still\s+|don't\s+|do not\s+)?(?!(?:will|would|should|shall|can|could|may|might|must|"
+    r"need|needs|are|were|was|had|did|got|have|has|want|wanted|hope|think|feel|know|see|"
+    r"believe|like|love|enjoy|try|aim|strive|value|care|encourage|welcome)\b)(?![a-z]+ed\b)[a-z]{3,}\b",
+    re.I,
+)
+_OPTION = re.compile(r"^(?:\w+,? )?(?:we|i|they) (?:can|could|might|may)(?: also| even)? \w")
+# the assistant committing to a standing behaviour ("I'll make sure to include 'chx' in all
+# attribute names going forward"): its restatement of the user's rule
+_COMMITMENT = re.compile(
+    r"^(?:\w+,? )?i(?:'ll| will) (?:definitely |certainly |also )?(?:make sure to|always|never|"
+    r"continue|start|keep|remember to|stick to|follow)\b"
+)
+_STANDING = re.compile(
+    r"\b(?:from now on|going forward|moving forward|in all|always|never|every|for (?:all|any) "
+    r"(?:new|future)|in (?:the )?future|continue)\b"
+)
+_RECOMMEND = re.compile(r"^(?:[^,]{1,40}, )?consider using\b|\byou (?:can|should) use\b")
+_LEAD_CLAUSE = re.compile(r"^(?:(?:from now on|going forward|moving forward|for now),? )+")
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
 _OFFER = re.compile(
@@ -197,13 +238,19 @@ def _classify(unit: Unit) -> str | None:
         return "preference"  # the user's own ("I prefer ...", "never ask me ..."): every project
     if _FIX.search(low) and not low.startswith(("let me", "i need to", "i'll", "i will")):
         return "fix"
+    if source == "assistant" and _COMMITMENT.match(low) and _STANDING.search(low):
+        return "preference"
+    if _OPTION.match(low) and not is_rule(unit.raw):
+        return None  # "we can also use fitness trackers": a possibility, not a choice
     if _DECISION_STRONG.search(low):
         return "decision"
     if _DECISION_WEAK.search(low) and not narration:
         return "decision"
-    if source == "user" and _PLAN.search(low):
+    if source == "user" and (_PLAN.search(_LEAD_CLAUSE.sub("", low)) or _RECOMMEND.search(low)):
         return "decision"
-    if source == "user" and (is_rule(unit.raw) or (_TASK.match(low) and is_general(low))):
+    if source == "user" and (
+        is_rule(unit.raw) or (_TASK.match(low) and is_general(low)) or _HABIT.match(low)
+    ):
         return "preference"  # a standing wish, with or without a cue word
     if _PROPOSAL.match(low):
         return "proposal"
@@ -219,15 +266,30 @@ def _classify(unit: Unit) -> str | None:
         return "change"
     if _FILE_DESC.match(text):
         return "file"
-    if _ERROR.search(low):
-        return "error"
+    if _ERROR.search(low) and (has_code(unit.raw) or _FAILURE.search(low)):
+        return "error"  # a problem seen; "catch errors early" names no problem
     if _STATUS.search(low):
         return "status"
     if _DEFINITION.match(text) or (_LEARNING.search(low) and has_code(unit.raw)):
         return "learning"
     if source == "user" and _TASK.match(low):
         return "task"
+    if _DECIDED_CONTEXT.search(unit.context):
+        return "decision"  # an item under "Decisions", "Constraints", "Out of scope", ...
+    if _FACTS_CONTEXT.search(unit.context) and has_code(unit.raw):
+        return "learning"  # an item under "Tech stack", "Components", "Architecture", ...
     return None
+
+
+# what a heading or lead-in says the items below it are
+_DECIDED_CONTEXT = re.compile(
+    r"\b(?:decisions?|decided|constraints?|out of scope|non-goals?|trade-?offs?|design choices?|"
+    r"conventions?|rules)\b"
+)
+_FACTS_CONTEXT = re.compile(
+    r"\b(?:tech(?:nology)? stack|stack|components?|architecture|project structure|structure|"
+    r"key files|findings|root cause|how it works)\b"
+)
 
 
 def _prefixed(kind: str, text: str, source: str) -> str:
@@ -283,6 +345,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             continue
         if size < 2 and not (unit.source == "user" and is_personal(text)):  # "Be concise." stays
             continue
+        if _noise_shape(unit, text):
+            continue
         kind: str | None
         if is_question(text):  # a question or an offer is never memory; its answer may be
             if unit.source != "user" or not _REQUEST.match(text) or _OFFER.match(text.lower()):
@@ -303,10 +367,27 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             continue  # "This is an update to our naming convention.": the rule comes elsewhere
         if size < 3 and not (unit.source == "user" and kind in ("decision", "preference")):
             continue  # two words are enough only for a user's own rule ("Always use pnpm")
+        if kind in _RESULTS and under_plan(unit.context):
+            continue  # an item of a plan or of acceptance criteria is not a result
         task_taken = task_taken or kind == "task"
-        fact = trim_fact(_prefixed(kind, text, unit.source))
         score = 0.0 if kind == "revert" else _score(kind, unit, text)
-        out.append(
-            Candidate(fact, kind, score, order, revert=revert, update=bool(_UPDATE.search(low)))
-        )
+        update = bool(_UPDATE.search(low))
+        for fact in split_clauses(_prefixed(kind, text, unit.source)):
+            out.append(Candidate(fact, kind, score, order, revert=revert, update=update))
     return out, commands
+
+
+_RESULTS = ("change", "status")
+
+
+def _noise_shape(unit: Unit, text: str) -> bool:
+    """The unit is noise by its shape whatever its words: a code line, a menu or checklist
+    item, a table verdict cell, a cheer, an appraisal, a rule referred to but not given, a
+    plan for the next minute (shapes)."""
+    if is_code_line(unit.raw) or is_menu_item(unit.raw) or is_verdict_cell(unit.raw):
+        return True
+    if is_cheer(text) and not is_rule(text):
+        return True
+    if (is_appraisal(text) or is_encouragement(text)) and not names_code(unit.raw):
+        return True
+    return refers_to_rule(text) or is_next_minute(text)

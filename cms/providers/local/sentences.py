@@ -1,8 +1,8 @@
 """How the local extractor reads an exchange's text: cleaning, splitting, the Candidate fact.
 
 Drops injected context, tags and markdown and cuts the prompt and the answer into sentence
-units (sentences, bullets, table rows, one-line commands). No classification (that is rules),
-no map, no I/O.
+units (sentences, bullets, table rows, one-line commands), and a statement too long for one
+fact into clauses, none lost. No classification (that is rules), no map, no I/O.
 """
 
 from __future__ import annotations
@@ -110,6 +110,69 @@ def trim_fact(text: str, limit: int = MAX_FACT) -> str:
     if space > limit * 0.6:
         cut = cut[:space]
     return cut.rstrip(" ,;:-\u2013\u2014(") + "\u2026"
+
+
+# Clause boundaries, strongest first: a semicolon or dash, then a comma before a conjunction
+# or a relative clause, then a bare comma. A piece never starts inside a parenthesis or quote.
+_BOUNDARIES = (
+    re.compile(r"(?<=;)\s+|\s+[\u2013\u2014]\s+|\s+-\s+"),
+    re.compile(
+        r"(?<=,)\s+(?=(?:and|but|so|because|since|while|whereas|which|although|though|"
+        r"otherwise|then|yet|or)\s)"
+    ),
+    re.compile(r"(?<=[,:])\s+"),
+)
+_JOINER = re.compile(r"^(?:and|but|so|then|yet|or)\s+(?:also\s+)?", re.I)
+
+
+def _balanced(text: str) -> bool:
+    return (
+        text.count("(") == text.count(")")
+        and text.count("`") % 2 == 0
+        and (text.count('"') % 2 == 0)
+    )
+
+
+def _pack(pieces: list[str], limit: int) -> list[str]:
+    out: list[str] = []
+    for piece in pieces:
+        if out and (len(out[-1]) + 1 + len(piece) <= limit or not _balanced(out[-1])):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def split_clauses(text: str, limit: int = MAX_FACT, level: int = 0) -> list[str]:
+    """A statement as facts of at most limit characters, cut at clause boundaries (the
+    strongest first, a weaker one only inside a piece still too long), each piece standing on
+    its own (a leading "and"/"but"/"so" dropped, capitalised). Nothing is lost: only a single
+    clause longer than the limit is cut, at a word, as a last resort."""
+    text = re.sub(r"\s+", " ", text).strip()
+    if len(text) <= limit:
+        return [text] if text else []
+    if level >= len(_BOUNDARIES):
+        return split_clauses_hard(text, limit)
+    pieces = _pack([p for p in _BOUNDARIES[level].split(text) if p.strip()], limit)
+    out: list[str] = []
+    for piece in pieces:
+        if len(pieces) > 1:
+            piece = _JOINER.sub("", piece.strip().rstrip(",;:")).strip()
+            if piece and piece[0].islower() and not re.match(r"\S*[_./(]", piece):
+                piece = piece[0].upper() + piece[1:]
+        out.extend(split_clauses(piece, limit, level + 1))
+    return out
+
+
+def split_clauses_hard(text: str, limit: int) -> list[str]:
+    """A clause too long for one fact: consecutive word-boundary pieces (none dropped)."""
+    out: list[str] = []
+    while len(text) > limit:
+        cut = text.rfind(" ", 0, limit)
+        cut = cut if cut > limit // 2 else limit
+        out.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    return [*out, text] if text else out
 
 
 def mostly_placeholders(text: str) -> bool:

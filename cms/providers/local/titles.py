@@ -42,7 +42,9 @@ _WEAK = frozenset(
     certain various several possible available entire exact overall additional extra initial
     final previous able sometimes often usually maybe perhaps probably anyway somehow again
     later soon yet else even back feel feels felt look get gets take takes took sound sounds
-    seem
+    seem firstly secondly thirdly lastly finally additionally moreover furthermore however
+    therefore meanwhile listen regarding ensure ensuring session sessions ending beginning
+    forward today tomorrow yesterday important minor major including taking creating
 """,
     )
 )
@@ -129,7 +131,8 @@ class Titles:
                     verb_slot = previous.lower() in _BEFORE_VERB
                     previous = word
                     if m is not None and not verb_slot and self._content(word):
-                        proper = (m.start() > 0 and word[0].isupper()) or bool(
+                        inside = bool(chunk[: m.start()].strip())  # not a sentence opener
+                        proper = (inside and word[0].isupper()) or bool(
                             re.search(r"[A-Z0-9_.+#]", word[1:])
                         )
                         run.append((word, proper))
@@ -172,6 +175,7 @@ class Titles:
             if (
                 phrase.words != 1
                 or "/" in phrase.text
+                or "_" in phrase.text  # an identifier names code, not an area of the project
                 or (normalise_text(phrase.text) == normalise_text(subtopic))
             ):
                 continue

@@ -18,7 +18,7 @@ from cms.map.model import CorrelationMap, new_map
 from cms.map.ops import apply_answer
 from cms.providers.local import extract_ops
 from cms.providers.local.extractor import _Extractor
-from cms.providers.local.sentences import mostly_placeholders, trim_fact
+from cms.providers.local.sentences import mostly_placeholders, split_clauses, trim_fact
 from cms.providers.local.tools import clean_command, command_kind
 from cms.transcripts.exchange import Exchange, ToolCall
 
@@ -369,14 +369,29 @@ def test_facts_made_of_secret_placeholders_are_dropped() -> None:
     assert facts(cmap) == ["We decided to rotate the deploy credentials every month."]
 
 
-def test_long_sentences_are_cut_at_a_word_boundary_with_an_ellipsis() -> None:
+def test_a_long_statement_becomes_several_whole_facts_at_clause_boundaries() -> None:
     sentence = (
-        "We decided to use Postgres for the job queue because " + "the workers " * 40 + "need it."
+        "We decided to keep the session store in Postgres 16 behind pgbouncer because the "
+        "connection count exploded during the load test, and the old SQLite file could not "
+        "handle concurrent writers from the worker pool; the migration script lives in "
+        "scripts/migrate.py and must run before every deploy, otherwise the app refuses to start."
     )
     cmap, _ = run_turns(ex(sentence, "OK."))
-    [fact] = facts(cmap)
-    assert len(fact) <= 200 and fact.endswith("\u2026") and not fact.endswith(" \u2026")
-    assert trim_fact("word " * 100).endswith("word\u2026")
+    stored = facts(cmap)
+    assert len(stored) >= 2
+    assert all(len(f) <= 200 and not f.endswith("\u2026") for f in stored)
+    words = lambda text: {w.strip(".,;").lower() for w in text.split()}  # noqa: E731
+    lost = words(sentence) - set().union(*(words(f) for f in stored)) - {"and"}
+    assert lost == set()
+    assert any(f.startswith("The migration script lives in scripts/migrate.py") for f in stored)
+
+
+def test_a_clause_longer_than_a_fact_is_cut_at_words_without_losing_any() -> None:
+    clause = "the workers " * 40
+    pieces = split_clauses(clause.strip(), 200)
+    assert all(len(p) <= 200 for p in pieces)
+    assert " ".join(pieces) == clause.strip()
+    assert trim_fact("word " * 100).endswith("word\u2026")  # titles are still trimmed
 
 
 def test_commands_are_cleaned_and_classified() -> None:
