@@ -178,7 +178,6 @@ def refers_to_rule(text: str) -> bool:
     return not (found.group(0).lower().endswith("importance") and _names_thing(text[found.end() :]))
 
 
-_OBJECT = re.compile(r"^\s+of\s+(?:\w+\s+){0,2}?(\w+)")
 _THINGS = re.compile(
     r"(?:docstrings?|annotations?|comments?|tests?|type hints?|assert\w*|linters?|logging|"
     r"exceptions?|decorators?|commits?|branch\w*|reviews?|documentation|formatting|"
@@ -190,8 +189,10 @@ _THINGS = re.compile(
 def _names_thing(rest: str) -> bool:
     """After "the importance of": a thing one can do or add in code ("of docstrings in our
     functions"), which makes the sentence the rule itself, not an announcement of it."""
-    found = _OBJECT.match(rest)
-    return bool(found and _THINGS.match(found.group(1)))
+    words = rest.split()
+    if not words or words[0].lower() != "of":
+        return False  # "of always using annotations": any of the next few words may name it
+    return any(_THINGS.match(word.strip(".,;:!?")) for word in words[1:4])
 
 
 _STRICT_CODE = re.compile(

@@ -133,6 +133,10 @@ def test_a_rule_restated_as_the_agents_commitment_and_a_choice_without_cue_words
 
 def test_the_importance_of_a_named_practice_is_the_rule_and_of_a_vague_one_is_not() -> None:
     assert not refers_to_rule("I want to emphasize the importance of docstrings in our functions.")
+    assert not refers_to_rule(  # the practice named a few words after "of"
+        "Additionally, I want to emphasize the importance of always using annotations for your "
+        "methods."
+    )
     assert refers_to_rule(
         "As you begin your work here, I want to emphasize the importance of consistent coding "
         "practices."
