@@ -86,7 +86,9 @@ def test_stops_keep_the_task_a_question_changes_no_goal_and_step_2_next_is_next(
     stop_turns(tmp_path, TURNS[:1])
     task = load_task(SESSION)
     assert task is not None and task.goal == GOAL and task.turn == 1
-    assert task.done == ["I implemented the token bucket in src/ratelimit.py; its unit tests pass."]
+    assert task.done == [
+        "I implemented the token bucket in `src/ratelimit.py`; its unit tests pass."
+    ]
     assert task.next == ["Step 2: wiring it into the request middleware."]
 
     stop_turns(tmp_path, TURNS)  # the same first turn again (applied once), then two more
@@ -94,7 +96,7 @@ def test_stops_keep_the_task_a_question_changes_no_goal_and_step_2_next_is_next(
     assert task is not None and task.turn == 3 and task.updated_at
     assert task.goal == GOAL and task.refined == []  # neither the question nor "go ahead"
     assert task.done == [
-        "I implemented the token bucket in src/ratelimit.py; its unit tests pass.",
+        "I implemented the token bucket in `src/ratelimit.py`; its unit tests pass.",
         "The bucket is now wired into the request middleware in src/app.py.",
         "All 14 tests pass.",
     ]

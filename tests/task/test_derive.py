@@ -90,7 +90,7 @@ def test_the_sequence_of_a_task_request_progress_and_step_2_next() -> None:
     )
     assert first.goal == "Add rate limiting to the API. We get hammered by bots."
     assert first.done == [
-        "I implemented the token bucket in src/ratelimit.py; its unit tests pass."
+        "I implemented the token bucket in `src/ratelimit.py`; its unit tests pass."
     ]
     assert first.next == [
         "Step 2: wiring it into the request middleware."

@@ -60,12 +60,13 @@ def clean_text(text: str) -> str:
 
 
 def strip_markdown(text: str) -> str:
+    """The text without links, emphasis and strike-through marks; inline code keeps its
+    backticks, so a fact quotes a command or an identifier as it was written."""
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
     text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
     text = re.sub(r"(?<!\w)_(?![\s_])(.+?)(?<![\s_])_(?!\w)", r"\1", text)
     text = re.sub(r"~~(.+?)~~", r"\1", text)
-    text = text.replace("`", "")
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -171,7 +171,7 @@ def test_agent_narration_is_not_stored() -> None:
     ]
 
 
-def test_markdown_is_stripped_and_bullets_become_facts() -> None:
+def test_markdown_emphasis_and_links_are_stripped_inline_code_kept_bullets_become_facts() -> None:
     cmap, _ = run_turns(
         ex(
             "Summarise the rules for the exporter.",
@@ -183,7 +183,7 @@ def test_markdown_is_stripped_and_bullets_become_facts() -> None:
     assert "Never write partial files: the exporter must write to a temp file and rename it." in (
         facts(cmap)
     )
-    assert "Always use UTF-8 for exporter.py output." in facts(cmap)
+    assert "Always use UTF-8 for `exporter.py` output." in facts(cmap)
 
 
 def test_code_blocks_are_ignored_but_one_line_commands_are_kept() -> None:
