@@ -91,8 +91,11 @@ def fill_store(cwd: Path, count: int) -> None:
                 created_at=now - rng.random() * 86400 * 200,
             )
 
+    from cms.observations.chatsync import refresh_counts
+
     with memory:
         memory.store.write(insert_all)  # type: ignore[arg-type]
+        memory.store.write(refresh_counts)  # as the worker leaves the store after each capture
     print(f"store: {count} observations")
 
 

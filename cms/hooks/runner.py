@@ -152,6 +152,17 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+class _Discard:
+    """What a hook's sys.stderr becomes: it takes any text and keeps none (cheaper than
+    importing warnings to silence them; the hook's own failures go to the log file)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
 def skip_teardown(code: int) -> None:
     """End the process with `code` as soon as it starts to exit (once non-daemon threads have
     finished), skipping the interpreter's teardown. Only when nothing else imported atexit before
@@ -171,9 +182,7 @@ def run_hook(args: list[str]) -> int:
     try:
         if hooks_disabled():
             return 0
-        import warnings
-
-        warnings.simplefilter("ignore")
+        sys.stderr = _Discard()  # a warning or a library's notice must not reach the agent
         reply = handle_hook(event_arg, read_stdin())
         if reply:
             _write_reply(reply)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from cms.observations.ids import chat_tag, fact_key
 from cms.observations.matching import (
+    match_condition,
     match_expressions,
-    newest_matches,
     query_terms,
     text_relevance,
 )
@@ -151,18 +151,19 @@ def search_facts(
     live += "" if passages else f"AND f.kind != '{PASSAGE}' "
     live += "" if skip_session is None else "AND f.session != ? "
     skipped = () if skip_session is None else (skip_session,)
-    sql = (
-        f"SELECT {cols}, bm25(facts_fts, 1.0, 0.5, 0.75) AS rank FROM facts_fts "
-        f"JOIN facts f ON f.id = facts_fts.rowid WHERE facts_fts MATCH ? "
-        f"AND {newest_matches('facts_fts')} {live}ORDER BY rank LIMIT ?"
-    )
     pool = min(SEARCH_POOL, max(40, 4 * limit))
     expressions = match_expressions(store, terms, "facts_vocab", "facts")
 
     def hits(conn: sqlite3.Connection) -> dict[int, tuple[Any, ...]]:
         rows: dict[int, tuple[Any, ...]] = {}
         for expr in expressions:  # the rows holding many terms first, then the rarest terms
-            for row in conn.execute(sql, (expr, expr, *skipped, pool)):
+            condition, matched = match_condition("facts_fts", expr)
+            sql = (
+                f"SELECT {cols}, bm25(facts_fts, 1.0, 0.5, 0.75) AS rank FROM facts_fts "
+                f"JOIN facts f ON f.id = facts_fts.rowid WHERE {condition} {live}"
+                "ORDER BY rank LIMIT ?"
+            )
+            for row in conn.execute(sql, (*matched, *skipped, pool)):
                 rows.setdefault(row[0], row)
             if len(rows) >= pool:
                 break

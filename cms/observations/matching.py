@@ -300,14 +300,19 @@ def conjunction(
     return [t for t in terms if t in chosen]
 
 
-def newest_matches(fts: str) -> str:
-    """An SQL condition keeping the POSTINGS_BUDGET newest rows of `fts` that match the
-    expression bound to the next parameter: BM25 then ranks a bounded set, whatever the store's
-    size."""
-    return (
+def match_condition(fts: str, expression: str) -> tuple[str, tuple[str, ...]]:
+    """The SQL condition (and its parameters) matching `fts` against an expression of
+    match_expressions. An OR of terms keeps its POSTINGS_BUDGET newest matches, so BM25 ranks a
+    bounded set whatever the store's size. A conjunction is not bounded: it matches no more rows
+    than its rarest term has postings, and bm25() reads every posting of each of its terms
+    anyway (to count their rows), so a bound would only walk the conjunction a second time."""
+    if " AND " in expression:  # terms are quoted letters and digits: only match_expressions' AND
+        return f"{fts} MATCH ?", (expression,)
+    bound = (
         f"{fts}.rowid >= coalesce((SELECT rowid FROM {fts} WHERE {fts} MATCH ? "
         f"ORDER BY rowid DESC LIMIT 1 OFFSET {max(0, POSTINGS_BUDGET - 1)}), 0)"
     )
+    return f"{fts} MATCH ? AND {bound}", (expression, expression)
 
 
 def rarest(terms: Sequence[str], frequency: dict[str, int]) -> list[str]:

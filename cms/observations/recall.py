@@ -12,8 +12,8 @@ import time
 
 from cms.observations.dates import query_dates
 from cms.observations.matching import (
+    match_condition,
     match_expressions,
-    newest_matches,
     query_terms,
     text_relevance,
 )
@@ -126,19 +126,19 @@ def _files_match(wanted: Sequence[str], obs: Observation) -> bool:
 def _candidates(
     store: ObservationStore, expr: str, count: int, offset: int, weights: Sequence[float]
 ) -> list[tuple[Observation, float]]:
-    """One page of FTS5 hits ordered by BM25 among the newest POSTINGS_BUDGET matches, archived
-    and superseded ones included."""
+    """One page of FTS5 hits ordered by BM25 (see matching.match_condition for the rows an
+    expression may match), archived and superseded ones included."""
     cols = ", ".join(f"o.{c.strip()}" for c in COLUMNS.split(","))
+    condition, matched = match_condition("observations_fts", expr)
     sql = (
         "WITH hits AS (SELECT rowid AS id, bm25(observations_fts, ?, ?, ?, ?) AS rank "
-        "FROM observations_fts WHERE observations_fts MATCH ? "
-        f"AND {newest_matches('observations_fts')} ORDER BY rank LIMIT ? OFFSET ?) "
+        f"FROM observations_fts WHERE {condition} ORDER BY rank LIMIT ? OFFSET ?) "
         f"SELECT {cols}, hits.rank FROM hits JOIN observations o ON o.id = hits.id "
         "ORDER BY hits.rank"
     )
 
     def run(conn: sqlite3.Connection) -> list[tuple[Observation, float]]:
-        rows = conn.execute(sql, (*weights, expr, expr, count, offset))
+        rows = conn.execute(sql, (*weights, *matched, count, offset))
         return [(row_to_observation(r), float(r[-1])) for r in rows]
 
     return store.read(run)
