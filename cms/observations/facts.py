@@ -10,7 +10,7 @@ from __future__ import annotations
 from cms.observations.ids import chat_tag, fact_key
 from cms.observations.matching import (
     match_condition,
-    match_expressions,
+    plan_matches,
     query_terms,
     text_relevance,
 )
@@ -152,16 +152,21 @@ def search_facts(
     live += "" if skip_session is None else "AND f.session != ? "
     skipped = () if skip_session is None else (skip_session,)
     pool = min(SEARCH_POOL, max(40, 4 * limit))
-    expressions = match_expressions(store, terms, "facts_vocab", "facts")
+    plan = plan_matches(store, terms, "facts_vocab", "facts")
 
     def hits(conn: sqlite3.Connection) -> dict[int, tuple[Any, ...]]:
         rows: dict[int, tuple[Any, ...]] = {}
-        for expr in expressions:  # the rows holding many terms first, then the rarest terms
-            condition, matched = match_condition("facts_fts", expr)
+        for expr in plan.expressions:  # the rows holding many terms first, then the rarest
+            if plan.newest_first:  # every term is common: the newest, BM25 computed below
+                matched: tuple[str, ...] = (expr,)
+                condition, rank, order = "facts_fts MATCH ?", "0.0", "facts_fts.rowid DESC"
+            else:
+                condition, matched = match_condition("facts_fts", expr)
+                rank, order = "bm25(facts_fts, 1.0, 0.5, 0.75)", "rank"
             sql = (
-                f"SELECT {cols}, bm25(facts_fts, 1.0, 0.5, 0.75) AS rank FROM facts_fts "
+                f"SELECT {cols}, {rank} AS rank FROM facts_fts "
                 f"JOIN facts f ON f.id = facts_fts.rowid WHERE {condition} {live}"
-                "ORDER BY rank LIMIT ?"
+                f"ORDER BY {order} LIMIT ?"
             )
             for row in conn.execute(sql, (*matched, *skipped, pool)):
                 rows.setdefault(row[0], row)
@@ -172,7 +177,8 @@ def search_facts(
     rows = store.read(hits)
     found = [(IndexedFact.from_row(r[:-1]), float(r[-1])) for r in rows.values()]
     texts = [f"{f.text} {f.sun} {f.planet}".casefold() for f, _ in found]
-    relevances = text_relevance(texts, [b for _, b in found], terms, BM25_HALF)
+    bm25s = None if plan.newest_first else [b for _, b in found]
+    relevances = text_relevance(texts, bm25s, terms, BM25_HALF, plan=plan)
     matches = []
     for (fact, _bm25), relevance in zip(found, relevances, strict=True):
         if fact.archived:

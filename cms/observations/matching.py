@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from cms.lazypattern import LazyPattern
+from cms.record import Record
 from cms.textindex import STOPWORDS, stem
 
 TYPE_CHECKING = False
@@ -115,22 +116,26 @@ def or_expression(terms: Sequence[str]) -> str | None:
     return " OR ".join(f'"{t}"' for t in terms) if terms else None
 
 
-def _is_word_char(char: str) -> bool:
-    return char.isalnum() or char == "_"  # what re's \b counts as part of a word
-
-
-def holds_word_start(text: str, base: str, whole: bool) -> bool:
-    """Whether base occurs in text at the start of a word (as r"\b" + base would find it),
-    and when whole, ends a word there too (r"\b" + base + r"\b"). A scan with str.find rather
-    than a pattern per query term: compiling one costs more than searching every hit."""
-    start = text.find(base)
-    while start >= 0:
-        if start == 0 or not _is_word_char(text[start - 1]):
-            end = start + len(base)
-            if not whole or end >= len(text) or not _is_word_char(text[end]):
-                return True
-        start = text.find(base, start + 1)
-    return False
+def stem_counts(text: str, stems: Sequence[tuple[str, bool]]) -> list[int]:
+    """Per (base, whole) of term_stems: how often base occurs in text at the start of a word (as
+    r"\b" + base would find it), ending a word there too when whole (r"\b" + base + r"\b").
+    A scan with str.find rather than a pattern per query term (compiling one costs more than
+    searching every hit), one call per text: recall runs it on every candidate."""
+    size = len(text)
+    counts = []
+    for base, whole in stems:
+        count = 0
+        start = text.find(base)
+        while start >= 0:
+            before = text[start - 1] if start else " "
+            if not (before.isalnum() or before == "_"):  # what re's \b counts as a word
+                end = start + len(base)
+                after = text[end] if end < size else " "
+                if not whole or not (after.isalnum() or after == "_"):
+                    count += 1
+            start = text.find(base, start + 1)
+        counts.append(count)
+    return counts
 
 
 def term_stems(terms: Sequence[str]) -> list[tuple[str, bool]]:
@@ -154,27 +159,29 @@ def term_weights(present: Sequence[Sequence[bool]], terms: int) -> list[float]:
 
 def text_relevance(
     texts: Sequence[str],
-    bm25s: Sequence[float],
+    bm25s: Sequence[float] | None,
     terms: Sequence[str],
     half: float = BM25_HALF,
     contexts: Sequence[str] | None = None,
+    plan: MatchPlan | None = None,
 ) -> list[float]:
     """Per hit (its lower-cased text and bm25() value, negative is better): coverage * (0.5 +
     0.5 * s / (s + half)), s = -bm25, coverage the share of query terms it holds, each weighted
     by its rarity among the hits (term_weights). A term found only in the hit's context (the
-    lower-cased words around it) earns CONTEXT_CREDIT of its weight."""
+    lower-cased words around it) earns CONTEXT_CREDIT of its weight. Without bm25s (the hits
+    were drawn newest first, see MatchPlan) the BM25 values are computed here (local_bm25) from
+    the plan's document frequencies."""
     stems = term_stems(terms)
-
-    def holds(text: str) -> list[bool]:
-        return [holds_word_start(text, base, whole) for base, whole in stems]
-
-    own = [holds(t) for t in texts]
-    around = [holds(c) for c in contexts] if contexts is not None else None
-    present = own if around is None else [
-        [a or b for a, b in zip(x, y, strict=True)] for x, y in zip(own, around, strict=True)
+    own = [stem_counts(t, stems) for t in texts]
+    around = [stem_counts(c, stems) for c in contexts] if contexts is not None else None
+    present = [[c > 0 for c in row] for row in own] if around is None else [
+        [a > 0 or b > 0 for a, b in zip(x, y, strict=True)]
+        for x, y in zip(own, around, strict=True)
     ]  # fmt: skip
     weights = term_weights(present, len(stems))
     total = sum(weights) or 1.0
+    if bm25s is None:
+        bm25s = local_bm25(texts, own, around, terms, plan)
     result = []
     for n, (bm25, row) in enumerate(zip(bm25s, own, strict=True)):
         credit = [1.0 if hit else 0.0 for hit in row]
@@ -186,6 +193,38 @@ def text_relevance(
         strength = max(0.0, -bm25)
         result.append(coverage * (0.5 + 0.5 * strength / (strength + half)))
     return result
+
+
+def local_bm25(
+    texts: Sequence[str],
+    own: Sequence[Sequence[int]],
+    around: Sequence[Sequence[int]] | None,
+    terms: Sequence[str],
+    plan: MatchPlan | None,
+) -> list[float]:
+    """BM25 as FTS5's bm25() computes it (k1 1.2, b 0.75, idf log((N - n + 0.5) / (n + 0.5)),
+    at least 1e-6; negative, lower is better), from counts taken here: a term's frequency in a
+    text (CONTEXT_CREDIT per occurrence in its context), the text's length in words against the
+    hits' mean, n and N from the plan. What FTS5 would spend reading every posting of a common
+    term to count its rows, the plan already knows."""
+    frequency = plan.frequency if plan is not None else {}
+    rows = max(plan.rows if plan is not None else 0, len(texts))
+    idf = [
+        max(1e-6, math.log((rows - n + 0.5) / (n + 0.5)))
+        for n in (min(frequency.get(t, 0), rows) for t in terms)
+    ]
+    lengths = [max(1, len(t.split())) for t in texts]
+    mean = sum(lengths) / len(lengths) if lengths else 1.0
+    scores = []
+    for n, (row, length) in enumerate(zip(own, lengths, strict=True)):
+        norm = 1.2 * (0.25 + 0.75 * length / mean)
+        score = 0.0
+        for i, count in enumerate(row):
+            tf = count + (CONTEXT_CREDIT * around[n][i] if around is not None else 0.0)
+            if tf:
+                score += idf[i] * tf * 2.2 / (tf + norm)
+        scores.append(-score)
+    return scores
 
 
 def _stem_guesses(term: str) -> list[str]:
@@ -252,37 +291,58 @@ def refresh_term_counts(
     return True
 
 
+class MatchPlan(Record):
+    """How one search draws its candidates from an FTS5 table (plan_matches)."""
+
+    expressions: list[str]  # tried in order
+    newest_first: bool  # every term is common: the newest matches, ranked by local_bm25
+    frequency: dict[str, int]  # rows holding each query term (frequencies_in)
+    rows: int  # rows of the table (its largest rowid)
+
+
+def plan_matches(
+    store: ObservationStore,
+    terms: Sequence[str],
+    vocab: str = "observations_vocab",
+    table: str = "observations",
+) -> MatchPlan:
+    """The candidates of a search, so that its work does not grow with the store. Usually the OR
+    of the rarest terms whose postings fit POSTINGS_BUDGET (commoner terms still count in the
+    rescoring), ranked by FTS5's bm25() (match_condition). When even the rarest term is common,
+    bm25() would read every posting of it (to count its rows): then the newest rows holding the
+    rarest few terms together (about CONJUNCTION_ROWS of them, were the terms independent: the
+    rows that answer most of the query), and then the newest rows holding the rarest term, are
+    drawn newest first, their BM25 computed by the caller (local_bm25)."""
+
+    def plan(conn: sqlite3.Connection) -> MatchPlan:
+        frequency = frequencies_in(conn, terms, vocab)
+        present = [t for t in terms if frequency.get(t, 0) > 0]
+        chosen = set(rarest(present, frequency)) if present else set()
+        rows = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
+        expressions = []
+        common = sum(frequency[t] for t in chosen) > POSTINGS_BUDGET
+        if common:
+            both = conjunction(terms, frequency, rows, min(CONJUNCTION_ROWS, POSTINGS_BUDGET))
+            if len(both) > 1:
+                expressions.append(" AND ".join(f'"{t}"' for t in both))
+        # terms the vocabulary lacks cost nothing (or, if a stem was guessed wrong, stay bounded)
+        matched = [t for t in terms if t in chosen or frequency.get(t, 0) == 0]
+        expression = or_expression(matched)
+        if expression:
+            expressions.append(expression)
+        return MatchPlan(expressions, common, frequency, int(rows))
+
+    return store.read(plan)
+
+
 def match_expressions(
     store: ObservationStore,
     terms: Sequence[str],
     vocab: str = "observations_vocab",
     table: str = "observations",
 ) -> list[str]:
-    """The FTS5 expressions to draw candidates from, in order, so that a recall's work does not
-    grow with the store: the OR of the rarest terms whose postings fit POSTINGS_BUDGET (commoner
-    terms still count in the rescoring), preceded, when even the rarest term is common, by the
-    rows holding the rarest few terms together (about CONJUNCTION_ROWS of them, were the terms
-    independent), ranked by every term they hold: the rows that answer most of the query, which
-    the OR's newest-first bound may not reach."""
-
-    def plan(conn: sqlite3.Connection) -> list[str]:
-        frequency = frequencies_in(conn, terms, vocab)
-        present = [t for t in terms if frequency.get(t, 0) > 0]
-        chosen = set(rarest(present, frequency)) if present else set()
-        expressions = []
-        if sum(frequency[t] for t in chosen) > POSTINGS_BUDGET:
-            rows = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
-            both = conjunction(terms, frequency, rows, min(CONJUNCTION_ROWS, POSTINGS_BUDGET))
-            if len(both) > 1:  # the group holds a required term: it only adds to the ranking
-                rest = [t for t in present if t not in both]
-                group = " OR ".join(f'"{t}"' for t in [both[-1], *rest])
-                expressions.append(" AND ".join(f'"{t}"' for t in both) + f" AND ({group})")
-        # terms the vocabulary lacks cost nothing (or, if a stem was guessed wrong, stay bounded)
-        matched = [t for t in terms if t in chosen or frequency.get(t, 0) == 0]
-        expression = or_expression(matched)
-        return [*expressions, expression] if expression else expressions
-
-    return store.read(plan)
+    """The FTS5 expressions of plan_matches, in order."""
+    return plan_matches(store, terms, vocab, table).expressions
 
 
 def conjunction(
@@ -301,13 +361,9 @@ def conjunction(
 
 
 def match_condition(fts: str, expression: str) -> tuple[str, tuple[str, ...]]:
-    """The SQL condition (and its parameters) matching `fts` against an expression of
-    match_expressions. An OR of terms keeps its POSTINGS_BUDGET newest matches, so BM25 ranks a
-    bounded set whatever the store's size. A conjunction is not bounded: it matches no more rows
-    than its rarest term has postings, and bm25() reads every posting of each of its terms
-    anyway (to count their rows), so a bound would only walk the conjunction a second time."""
-    if " AND " in expression:  # terms are quoted letters and digits: only match_expressions' AND
-        return f"{fts} MATCH ?", (expression,)
+    """The SQL condition (and its parameters) matching `fts` against an expression of a ranked
+    plan (MatchPlan.newest_first false), keeping its POSTINGS_BUDGET newest matches: BM25 then
+    ranks a bounded set, even when a stem guessed wrong let a common term in."""
     bound = (
         f"{fts}.rowid >= coalesce((SELECT rowid FROM {fts} WHERE {fts} MATCH ? "
         f"ORDER BY rowid DESC LIMIT 1 OFFSET {max(0, POSTINGS_BUDGET - 1)}), 0)"

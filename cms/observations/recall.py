@@ -12,8 +12,9 @@ import time
 
 from cms.observations.dates import query_dates
 from cms.observations.matching import (
+    MatchPlan,
     match_condition,
-    match_expressions,
+    plan_matches,
     query_terms,
     text_relevance,
 )
@@ -85,6 +86,7 @@ def score_hits(
     terms: Sequence[str],
     now: float,
     windows: Sequence[tuple[float, float]] = (),
+    plan: MatchPlan | None = None,
 ) -> list[tuple[Observation, float, float]]:
     """(observation, score, relevance) for FTS5 hits (bm25() values, negative is better).
 
@@ -98,9 +100,10 @@ def score_hits(
     """
     relevances = text_relevance(
         [_text_of(obs) for obs, _ in hits],
-        [b for _, b in hits],
+        None if plan is not None and plan.newest_first else [b for _, b in hits],
         terms,
         contexts=[_context_of(obs) for obs, _ in hits],
+        plan=plan,
     )
     scored = []
     for (obs, _bm25), relevance in zip(hits, relevances, strict=True):
@@ -124,18 +127,34 @@ def _files_match(wanted: Sequence[str], obs: Observation) -> bool:
 
 
 def _candidates(
-    store: ObservationStore, expr: str, count: int, offset: int, weights: Sequence[float]
+    store: ObservationStore,
+    expr: str,
+    count: int,
+    offset: int,
+    weights: Sequence[float],
+    newest_first: bool = False,
 ) -> list[tuple[Observation, float]]:
-    """One page of FTS5 hits ordered by BM25 (see matching.match_condition for the rows an
-    expression may match), archived and superseded ones included."""
+    """One page of FTS5 hits with their bm25() value, best first (see matching.match_condition
+    for the rows an expression may match); or, newest_first, the newest matches with no value
+    (0.0: score_hits computes it), archived and superseded ones included."""
     cols = ", ".join(f"o.{c.strip()}" for c in COLUMNS.split(","))
-    condition, matched = match_condition("observations_fts", expr)
-    sql = (
-        "WITH hits AS (SELECT rowid AS id, bm25(observations_fts, ?, ?, ?, ?) AS rank "
-        f"FROM observations_fts WHERE {condition} ORDER BY rank LIMIT ? OFFSET ?) "
-        f"SELECT {cols}, hits.rank FROM hits JOIN observations o ON o.id = hits.id "
-        "ORDER BY hits.rank"
-    )
+    if newest_first:
+        matched: tuple[str, ...] = (expr,)
+        sql = (
+            "WITH hits AS (SELECT rowid AS id FROM observations_fts WHERE observations_fts "
+            "MATCH ? ORDER BY rowid DESC LIMIT ? OFFSET ?) "
+            f"SELECT {cols}, 0.0 FROM hits JOIN observations o ON o.id = hits.id "
+            "ORDER BY o.id DESC"
+        )
+        weights = ()
+    else:
+        condition, matched = match_condition("observations_fts", expr)
+        sql = (
+            "WITH hits AS (SELECT rowid AS id, bm25(observations_fts, ?, ?, ?, ?) AS rank "
+            f"FROM observations_fts WHERE {condition} ORDER BY rank LIMIT ? OFFSET ?) "
+            f"SELECT {cols}, hits.rank FROM hits JOIN observations o ON o.id = hits.id "
+            "ORDER BY hits.rank"
+        )
 
     def run(conn: sqlite3.Connection) -> list[tuple[Observation, float]]:
         rows = conn.execute(sql, (*weights, *matched, count, offset))
@@ -232,14 +251,16 @@ def recall(
             and (not files or _files_match(files, obs))
         )
 
-    for expr in match_expressions(store, terms) if terms else ():
+    plan = plan_matches(store, terms) if terms else None
+    for expr in plan.expressions if plan is not None else ():
+        newest_first = plan is not None and plan.newest_first
         page, offset = first_page, 0
         while True:
-            hits = _candidates(store, expr, page, offset, weights)
+            hits = _candidates(store, expr, page, offset, weights, newest_first)
             for obs, bm25 in hits:
                 if obs.id not in pool and admits(obs):
                     pool[obs.id] = (obs, bm25)
-            scored = score_hits(list(pool.values()), terms, now, windows)
+            scored = score_hits(list(pool.values()), terms, now, windows, plan)
             scored.sort(key=lambda item: (-item[1], -item[0].updated_at, item[0].id))
             _versions_of(store, scored, versions, asked)
             enough = len(_select(scored, scope, limit, versions, admits)) >= limit

@@ -7,21 +7,23 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cms.observations.matching import alnum_runs, holds_word_start, text_relevance
+from cms.observations.matching import alnum_runs, stem_counts, text_relevance
 
 _ALPHABET = st.sampled_from(list("ab_1 .-/éß中\n"))
 
 
 @given(
     text=st.text(_ALPHABET, max_size=30),
-    base=st.text(_ALPHABET.filter(str.isalnum), min_size=1, max_size=4),
-    whole=st.booleans(),
+    stems=st.lists(
+        st.tuples(st.text(_ALPHABET.filter(str.isalnum), min_size=1, max_size=4), st.booleans()),
+        max_size=4,
+    ),
 )
-def test_a_stem_is_held_exactly_where_a_word_boundary_pattern_would_find_it(
-    text: str, base: str, whole: bool
+def test_a_stem_is_counted_exactly_where_a_word_boundary_pattern_finds_it(
+    text: str, stems: list[tuple[str, bool]]
 ) -> None:
-    pattern = r"\b" + re.escape(base) + (r"\b" if whole else "")
-    assert holds_word_start(text, base, whole) == (re.search(pattern, text) is not None)
+    patterns = [r"\b" + re.escape(base) + (r"\b" if whole else "") for base, whole in stems]
+    assert stem_counts(text, stems) == [len(re.findall(p, text)) for p in patterns]
 
 
 @given(text=st.text(max_size=40) | st.text(st.characters(max_codepoint=127), max_size=40))
@@ -30,10 +32,10 @@ def test_the_runs_of_letters_and_digits_are_those_the_word_pattern_finds(text: s
 
 
 def test_a_stem_inside_a_word_or_a_short_stem_starting_a_longer_word_is_not_held() -> None:
-    assert holds_word_start("the deployment failed", "deploy", False)
-    assert not holds_word_start("redeploy it", "deploy", False)
-    assert holds_word_start("snake_case or db", "db", True)
-    assert not holds_word_start("dbname", "db", True)
+    assert stem_counts("the deployment failed; deploy again", [("deploy", False)]) == [2]
+    assert stem_counts("redeploy it", [("deploy", False)]) == [0]
+    assert stem_counts("snake_case or db", [("db", True)]) == [1]
+    assert stem_counts("dbname", [("db", True)]) == [0]
 
 
 def test_relevance_counts_only_the_terms_a_hit_holds_at_a_word_start() -> None:

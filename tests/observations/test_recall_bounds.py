@@ -1,6 +1,7 @@
 """Recall and fact search do bounded work however large the store: only the newest matches of
 the rarest terms are ranked, and when every query term is common the rows holding most of them
-are drawn first, so an old row that answers the whole query is still found."""
+are drawn first, newest first and ranked in Python (bm25() would read every posting of a common
+term), so an old row that answers the whole query is still found."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cms.observations import matching
-from cms.observations.matching import conjunction, match_expressions
+from cms.observations.matching import conjunction, local_bm25, match_expressions, plan_matches
 from cms.observations.model import NewObservation
 from cms.observations.recall import recall
 from cms.observations.scope import BranchScope
@@ -45,6 +46,36 @@ def test_an_old_row_holding_every_common_term_is_found_past_the_newest_matches_b
     fill_with_partial_matches(store, 60)
     hits = recall(store, " ".join(TERMS), scope=BranchScope.everywhere(), limit=3, now=NOW)
     assert hits[0].observation.id == target
+
+
+def test_when_every_term_is_common_the_plan_draws_newest_first_without_bm25(
+    store: ObservationStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(matching, "POSTINGS_BUDGET", 10)
+    fill_with_partial_matches(store, 60)
+    plan = plan_matches(store, list(TERMS))
+    assert plan.newest_first and plan.rows == 60
+    assert plan.expressions[0].count(" AND ") >= 1 and " OR " not in plan.expressions[0]
+    assert " AND " not in plan.expressions[-1]  # then the rarest term(s) alone
+    assert plan_matches(store, ["entry", "redis"]).newest_first  # "entry" is in every row
+    monkeypatch.setattr(matching, "POSTINGS_BUDGET", 1000)
+    assert not plan_matches(store, list(TERMS)).newest_first  # fits the budget: bm25 ranks
+
+
+def test_the_local_bm25_prefers_more_occurrences_shorter_texts_and_rarer_terms(
+    store: ObservationStore,
+) -> None:
+    fill_with_partial_matches(store, 30)
+    plan = plan_matches(store, ["postgres", "retry"])
+    plan.frequency.update(postgres=20, retry=2)
+    plan.rows = 100
+    texts = ["postgres", "postgres postgres", "postgres and many other words here", "retry"]
+    counts = [[1, 0], [2, 0], [1, 0], [0, 1]]
+    once, twice, longer, rare = local_bm25(texts, counts, None, ["postgres", "retry"], plan)
+    assert twice < once < longer < 0  # negative, lower is better, as FTS5's bm25()
+    assert rare < once  # the rarer term weighs more
+    with_context = local_bm25(texts[:1], [[1, 0]], [[0, 1]], ["postgres", "retry"], plan)
+    assert with_context[0] < once  # a term around the text counts too, at CONTEXT_CREDIT
 
 
 def test_without_a_bound_problem_the_or_of_the_rarest_terms_alone_is_matched(
