@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from cms.observations.store import ObservationStore
 
 BM25_HALF = 6.0  # the BM25 score that counts as half strength
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() parameters, which local_bm25 computes alike
 CONTEXT_CREDIT = 0.5  # a query term found only around a hit (not in it) counts half
 MAX_TERMS = 24
 POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms only rerank
@@ -202,7 +203,7 @@ def local_bm25(
     terms: Sequence[str],
     plan: MatchPlan | None,
 ) -> list[float]:
-    """BM25 as FTS5's bm25() computes it (k1 1.2, b 0.75, idf log((N - n + 0.5) / (n + 0.5)),
+    """BM25 as FTS5's bm25() computes it (BM25_K1, BM25_B, idf log((N - n + 0.5) / (n + 0.5)),
     at least 1e-6; negative, lower is better), from counts taken here: a term's frequency in a
     text (CONTEXT_CREDIT per occurrence in its context), the text's length in words against the
     hits' mean, n and N from the plan. What FTS5 would spend reading every posting of a common
@@ -217,12 +218,12 @@ def local_bm25(
     mean = sum(lengths) / len(lengths) if lengths else 1.0
     scores = []
     for n, (row, length) in enumerate(zip(own, lengths, strict=True)):
-        norm = 1.2 * (0.25 + 0.75 * length / mean)
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / mean)
         score = 0.0
         for i, count in enumerate(row):
             tf = count + (CONTEXT_CREDIT * around[n][i] if around is not None else 0.0)
             if tf:
-                score += idf[i] * tf * 2.2 / (tf + norm)
+                score += idf[i] * tf * (BM25_K1 + 1) / (tf + norm)
         scores.append(-score)
     return scores
 
