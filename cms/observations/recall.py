@@ -139,16 +139,16 @@ def _candidates(
     (0.0: score_hits computes it), archived and superseded ones included."""
     cols = ", ".join(f"o.{c.strip()}" for c in COLUMNS.split(","))
     if newest_first:
-        matched: tuple[str, ...] = (expr,)
+        params: tuple[object, ...] = (expr, count, offset)
         sql = (
             "WITH hits AS (SELECT rowid AS id FROM observations_fts WHERE observations_fts "
             "MATCH ? ORDER BY rowid DESC LIMIT ? OFFSET ?) "
             f"SELECT {cols}, 0.0 FROM hits JOIN observations o ON o.id = hits.id "
             "ORDER BY o.id DESC"
         )
-        weights = ()
     else:
         condition, matched = match_condition("observations_fts", expr)
+        params = (*weights, *matched, count, offset)
         sql = (
             "WITH hits AS (SELECT rowid AS id, bm25(observations_fts, ?, ?, ?, ?) AS rank "
             f"FROM observations_fts WHERE {condition} ORDER BY rank LIMIT ? OFFSET ?) "
@@ -157,7 +157,7 @@ def _candidates(
         )
 
     def run(conn: sqlite3.Connection) -> list[tuple[Observation, float]]:
-        rows = conn.execute(sql, (*weights, *matched, count, offset))
+        rows = conn.execute(sql, params)
         return [(row_to_observation(r), float(r[-1])) for r in rows]
 
     return store.read(run)
