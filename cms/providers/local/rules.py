@@ -367,7 +367,7 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             continue  # "This is an update to our naming convention.": the rule comes elsewhere
         if size < 3 and not (unit.source == "user" and kind in ("decision", "preference")):
             continue  # two words are enough only for a user's own rule ("Always use pnpm")
-        if kind in _RESULTS and under_plan(unit.context):
+        if kind in _REPORTS and under_plan(unit.context, unit.outline):
             continue  # an item of a plan or of acceptance criteria is not a result
         task_taken = task_taken or kind == "task"
         score = 0.0 if kind == "revert" else _score(kind, unit, text)
@@ -378,6 +378,7 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
 
 
 _RESULTS = ("change", "status")
+_REPORTS = (*_RESULTS, "file")  # what was done or changed: never so when it is planned
 
 
 def _noise_shape(unit: Unit, text: str) -> bool:

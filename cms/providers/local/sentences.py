@@ -34,6 +34,8 @@ class Unit:
     context: str  # nearest heading or lead-in line, lower-cased
     position: float  # 0..1 within its source text
     command: bool = False  # a one-line command from a code block
+    outline: str = ""  # the headings above it, outermost first, lower-cased (" / " between)
+    item: bool = False  # a list item (bullet or numbered), not running prose
 
 
 # -- cleaning ------------------------------------------------------------------------------
@@ -203,22 +205,40 @@ def _sentences(paragraph: str) -> list[str]:
     return parts
 
 
+def _quote_depth(line: str) -> tuple[int, str]:
+    """How many blockquote markers (">") open a line, and the line without them."""
+    depth = 0
+    while line.startswith(">"):
+        depth += 1
+        line = line[1:].lstrip()
+    return depth, line
+
+
+_NUMBERED_BOLD = re.compile(r"^(\*\*|__)(\d{1,3}[.)])\s+")
+
+
 def text_units(text: str, source: str) -> list[Unit]:
-    """Sentences, bullets, table rows and one-line commands of one text, in order."""
-    pieces: list[tuple[str, str, bool]] = []  # (raw text, context, is command)
+    """Sentences, bullets, table rows and one-line commands of one text, in order. A fenced
+    block is code wherever it opens (in a blockquote too); a heading inside a blockquote sits
+    under the headings around the quote; a bold lead-in ("**Output files:**") is a lead-in."""
+    pieces: list[tuple[str, str, bool, str, bool]] = []  # raw, context, command, outline, item
     heading = context = header_row = ""
+    headings: list[tuple[int, str]] = []  # (level, title) of the open sections
     paragraph: list[str] = []
     fence: list[str] | None = None
     fence_lang = ""
 
-    def flush() -> None:
+    def outline() -> str:
+        return " / ".join(title for _, title in headings)
+
+    def flush(item: bool = False) -> None:
         if paragraph:
             for sentence in _sentences(" ".join(paragraph)):
-                pieces.append((sentence, context, False))
+                pieces.append((sentence, context, False, outline(), item))
             paragraph.clear()
 
     for line in clean_text(text).splitlines():
-        stripped = line.strip()
+        depth, stripped = _quote_depth(line.strip())
         if stripped.startswith(("```", "~~~")):
             if fence is None:
                 flush()
@@ -226,19 +246,22 @@ def text_units(text: str, source: str) -> list[Unit]:
             else:
                 lines = [x.strip().removeprefix("$ ") for x in fence if x.strip()]
                 if fence_lang in _SHELL_LANGS and 0 < len(lines) <= 4:
-                    pieces.extend((x, context, True) for x in lines if len(x) <= 200)
+                    pieces.extend(
+                        (x, context, True, outline(), False) for x in lines if len(x) <= 200
+                    )
                 fence = None
             continue
         if fence is not None:
-            fence.append(line)
+            fence.append(stripped)
             continue
-        stripped = stripped.lstrip("> ").strip() if stripped.startswith(">") else stripped
         if not stripped:
             flush()
             continue
         if match := _HEADING.match(stripped):
             flush()
             heading = context = strip_markdown(match.group(1)).lower()
+            level = 6 * depth + len(stripped) - len(stripped.lstrip("#"))
+            headings = [h for h in headings if h[0] < level] + [(level, heading)]
             continue
         if stripped.startswith("|"):
             flush()
@@ -250,28 +273,29 @@ def text_units(text: str, source: str) -> list[Unit]:
             row = [c for c in cells if c and c not in ("-", "\u2014")]
             if len(row) >= 2:
                 header_row = f"{row[0]}: {', '.join(row[1:])}"
-                pieces.append((header_row, context, False))
+                pieces.append((header_row, context, False, outline(), True))
             continue
+        stripped = _NUMBERED_BOLD.sub(r"\2 \1", stripped)  # "**1. Configure ...**"
         if match := _BULLET.match(stripped):
             flush()
             paragraph.append(match.group(1))
-            flush()
+            flush(item=True)
             continue
         if not paragraph:
             context = heading
         paragraph.append(stripped)
-        if stripped.endswith((":", "\uff1a")):
+        if strip_markdown(stripped).endswith((":", "\uff1a")):
             lead = " ".join(paragraph)
             paragraph.clear()
             context = strip_markdown(lead).lower()
     flush()
     total = max(len(pieces), 1)
     units = []
-    for i, (raw, ctx, is_command) in enumerate(pieces):
+    for i, (raw, ctx, is_command, above, item) in enumerate(pieces):
         plain = raw if is_command else strip_markdown(raw)
         if not is_command and plain.endswith((":", "\uff1a")):
             continue
-        units.append(Unit(plain, raw, source, ctx, (i + 1) / total, is_command))
+        units.append(Unit(plain, raw, source, ctx, (i + 1) / total, is_command, above, item))
     return units
 
 

@@ -44,7 +44,8 @@ _CHECKBOX = re.compile(r"^\s*(?:[-*+]\s+)?\[[ xX]\]\s+")
 _CROSS = re.compile(r"[\u274c\u2716\u2717]")
 _TICK_AFTER = re.compile(r"\S.*[\u2705\u2714\u2713]")  # a tick after the text: a cell's verdict
 _PLAN_CONTEXT = re.compile(
-    r"\b(?:plan|steps?|checklist|criteria|acceptance|verification|verify|success|phases?|"
+    r"\b(?:plan|steps?|checklist|criteria|acceptance|definition of done|verification|verify|"
+    r"success|phases?|"
     r"milestones?|options?|choices?|next|would|will|to do|proposed|proposal|approach(?:es)?|"
     r"alternatives?|goals?|scope|deliverables?)\b"
 )
@@ -62,10 +63,17 @@ def is_verdict_cell(text: str) -> bool:
     return bool(_CROSS.search(text) or _TICK_AFTER.search(text.strip()))
 
 
-def under_plan(context: str) -> bool:
-    """The unit sits under a heading or lead-in about a plan, options or criteria: its items
-    are what would be done or checked, not what was done."""
-    return bool(_PLAN_CONTEXT.search(context))
+_PLAN_OUTLINE = re.compile(
+    r"\b(?:plans?|planned|proposed|proposals?|options?|alternatives?|acceptance criteria|"
+    r"roadmap|next steps)\b"
+)
+
+
+def under_plan(context: str, outline: str = "") -> bool:
+    """The unit sits under a heading or lead-in about a plan, options or criteria (its lead-in
+    or nearest heading, or any heading above it: "Proposed Beads" / "Task 1" / "Output files"):
+    its items are what would be done or checked, not what was done."""
+    return bool(_PLAN_CONTEXT.search(context) or _PLAN_OUTLINE.search(outline))
 
 
 # -- cheers, praise, evaluative remarks -------------------------------------------------------
