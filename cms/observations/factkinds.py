@@ -138,6 +138,14 @@ _COMMAND_HEAD = re.compile(
     rf"^(?:(?:[Rr]un|[Ee]xecute|[Uu]se|[Tt]ry|[Vv]erify(?: with)?)\s*:?\s+)?{_CLI}\s+[\w.:@/=-]+"
     rf"|^(?:[Rr]un|[Ee]xecute)\s+[a-z][\w.-]*\s+[a-z][\w.:-]*"
 )
+# what the local extractor writes for a command it saw run: "Run the tests with `mix test`"
+_TOOL_COMMAND = re.compile(r"^[A-Z][a-z]+(?: [a-z]+){0,3} with `[^`]+`$")
+# a command named as the subject of a statement about what it can do ("mix igniter.install can
+# add them to mix.exs"): a finding about the tool, not a command to run
+_CAPABILITY = re.compile(
+    rf"^{_CLI}\s+[\w.:@/=-]+\s+(?:can|could|will|would|may|might|is|are|was|were|has|have|"
+    r"does|doesn't|cannot|can't|should|must)\b"
+)
 _FILE_HEAD = re.compile(
     r"^(?:[\w./-]+\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+/[\w./-]+)(?::\d+)?(?:\s*(?::|\u2014|\u2013| - )\s*\S|"
     r"\s+(?:is|are|holds|lists|contains|defines|declares|configures|sets|exports|reads|"
@@ -161,9 +169,11 @@ def kind_of_fact(text: str) -> str:
         return "other"  # "I want you to adopt a specific coding style": names nothing
     if is_personal(text):
         return "preference"  # the user's own ("I prefer ...", "call me Sam"): the user tier's
+    if _TOOL_COMMAND.match(text):
+        return "command"
     if is_rule(text) and not _CAUSE.search(text):
         return "decision" if guess_kind(text) == "decision" else "preference"
-    if _COMMAND_HEAD.match(text):
+    if _COMMAND_HEAD.match(text) and not _CAPABILITY.match(text):
         return "command"
     if _COMMITTED.match(text) and is_specific(text):
         return "preference"  # the agent restating a standing rule as its commitment

@@ -30,6 +30,9 @@ from cms.observations.factkinds import is_memory, kind_of_fact
         ("Updated all hook scripts (notify-session.sh, tool-call-capture.sh)", "learning"),
         ("spotter-4te.2 - W3C traceparent header propagation in plugin hook scripts", "learning"),
         ("Make sure the build passes before you merge.", "preference"),
+        ("Run the tests with `mix test`", "command"),  # a command the turn ran
+        ("Run with `mix phx.server`", "command"),
+        ("mix igniter.install can add them to mix.exs automatically", "learning"),  # what it can
     ],
 )
 def test_a_fact_gets_the_kind_its_wording_gives_evidence_for(fact: str, kind: str) -> None:

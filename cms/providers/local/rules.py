@@ -180,6 +180,17 @@ _OFFER = re.compile(
     re.I,
 )
 _REQUEST = re.compile(r"^(?:can|could|would|will) you\b|^please\b", re.I)
+# a command to run, given in prose: "Run `mix credo gen.config` - generates .credo.exs", "Run bd
+# show spotter-4te to see the issue details": the verb, then code in backticks or a short
+# lower-case program and its subcommand (not "run the tests", "run tests with ...")
+_RUN_CODE = re.compile(r"^(?:please |then |first,? |also )?(?:run|execute)\s+`[^`]+`", re.I)
+_RUN_PLAIN = re.compile(
+    r"^(?:please |then |first,? |also )?(?:run|execute)\s+(?!(?:the|a|an|this|that|these|those|"
+    r"it|them|all|your|our|my|some|any|each|every|both|again|once|tests?|checks?)\b)[a-z][a-z0-9-]"
+    r"{0,4}\s+(?!(?:with|to|for|in|on|at|and|or|before|after|first|again|now|then)\b)"
+    r"[a-z0-9][\w.:/-]*(?:\s|$)",
+    re.I,
+)
 _TASK = re.compile(
     r"^(?:please |can you |could you |would you |let's |lets |we need to |i want (?:you )?to |"
     r"i need (?:you )?to )?(?:add|update|make|fix|create|implement|change|remove|rename|refactor|"
@@ -201,6 +212,7 @@ _BASE = {
     "learning": 2.5,
     "status": 2.0,
     "task": 2.5,
+    "command": 4.0,
 }
 
 
@@ -236,6 +248,8 @@ def _classify(unit: Unit) -> str | None:
     narration = source == "assistant" and bool(is_narration(low))
     if source == "user" and is_personal(text):
         return "preference"  # the user's own ("I prefer ...", "never ask me ..."): every project
+    if _RUN_CODE.match(strip_lead(unit.raw.lstrip("-*+ "))) or _RUN_PLAIN.match(text):
+        return "command"  # "Run `mix credo gen.config` - generates .credo.exs with defaults"
     if _FIX.search(low) and not low.startswith(("let me", "i need to", "i'll", "i will")):
         return "fix"
     if source == "assistant" and _COMMITMENT.match(low) and _STANDING.search(low):

@@ -317,6 +317,8 @@ def _command_facts(exchange: Exchange, start: int) -> list[Candidate]:
             last[key] = (order, tool)
     out: list[Candidate] = []
     for key, (order, tool) in last.items():
+        if not tool.is_error and _variant_of_better(key, runs, last):
+            continue
         if not tool.is_error:
             cand = command_candidate(key, order, runs[key])
             out += [cand] if cand else []
@@ -325,6 +327,24 @@ def _command_facts(exchange: Exchange, start: int) -> list[Candidate]:
                 Candidate(trim_fact(f"`{trim_fact(key, 80)}` failed: {line}"), "error", 4.0, order)
             )
     return out
+
+
+def _variant_of_better(key: str, runs: Counter[str], last: dict[str, tuple[int, ToolCall]]) -> bool:
+    """Another successful command of the same kind and program ran more often this turn (ties:
+    the shorter one, the plain form): `mix test --seed 0` is a variant of `mix test`. One fact
+    says how the project runs its tests, not one per flag tried."""
+
+    def head(command: str) -> tuple[str | None, tuple[str, ...]]:
+        return command_kind(command), tuple(command.split()[:2])
+
+    mine = head(key)
+    return any(
+        other != key
+        and not tool.is_error
+        and head(other) == mine
+        and (runs[other], -len(other)) > (runs[key], -len(key))
+        for other, (_, tool) in last.items()
+    )
 
 
 def _file_facts(

@@ -215,6 +215,41 @@ def test_successful_commands_that_matter_are_kept_and_plain_reads_are_not() -> N
     assert not any("ls -la" in f or "README" in f or "git status" in f for f in stored)
 
 
+def test_a_command_run_with_a_flag_once_is_a_variant_not_a_second_fact() -> None:
+    cmap, _ = run_turns(
+        ex(
+            "Fix the failing trace test.",
+            "All green.",
+            bash("mix test", "297 tests, 0 failures"),
+            bash("mix test --seed 0", "297 tests, 0 failures"),
+            bash("mix test", "309 tests, 0 failures"),
+            bash("mix compile --warnings-as-errors", "Compiling 3 files"),
+        )
+    )
+    stored = facts(cmap)
+    assert "Run the tests with `mix test`" in stored
+    assert not any("--seed" in f for f in stored)
+    assert "Build with `mix compile --warnings-as-errors`" in stored  # another program step
+
+
+def test_a_command_given_in_prose_is_kept_as_a_command() -> None:
+    cmap, _ = run_turns(
+        ex(
+            "Work on bead spotter-4te. Run bd show spotter-4te to see the issue details and bd "
+            "ready to find available subtasks.",
+            "**Steps:**\n1. Run `mix credo gen.config` — generates `.credo.exs` with defaults\n"
+            "2. Run the tests again before you commit.\n",
+        )
+    )
+    stored = facts(cmap)
+    assert (
+        "Run bd show spotter-4te to see the issue details and bd ready to find available "
+        "subtasks." in stored
+    )
+    assert "Run mix credo gen.config — generates .credo.exs with defaults" in stored
+    assert not any("tests again" in f for f in stored)
+
+
 def test_a_command_that_kept_failing_becomes_an_error_fact() -> None:
     cmap, _ = run_turns(
         ex(
