@@ -15,6 +15,7 @@ from cms.observations.wording import (
     has_literal,
     is_courtesy,
     is_directive,
+    is_exclusion,
     is_firm,
     is_personal,
     is_question,
@@ -146,6 +147,10 @@ _CAPABILITY = re.compile(
     rf"^{_CLI}\s+[\w.:@/=-]+\s+(?:can|could|will|would|may|might|is|are|was|were|has|have|"
     r"does|doesn't|cannot|can't|should|must)\b"
 )
+# a clause after a dash that rules something out or keeps it as it is: the plan's decision
+_RULED_OUT = re.compile(
+    r"\s[\u2014\u2013-]\s+(?:just\s+\w+,\s+)?(?:don't|do not|never|keep|leave)\b", re.I
+)
 _FILE_HEAD = re.compile(
     r"^(?:[\w./-]+\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+/[\w./-]+)(?::\d+)?(?:\s*(?::|\u2014|\u2013| - )\s*\S|"
     r"\s+(?:is|are|holds|lists|contains|defines|declares|configures|sets|exports|reads|"
@@ -171,6 +176,8 @@ def kind_of_fact(text: str) -> str:
         return "preference"  # the user's own ("I prefer ...", "call me Sam"): the user tier's
     if _TOOL_COMMAND.match(text):
         return "command"
+    if is_exclusion(text) or _RULED_OUT.search(text):
+        return "decision"  # "No custom Credo checks", "... - just document, don't optimize"
     if is_rule(text) and not _CAUSE.search(text):
         return "decision" if guess_kind(text) == "decision" else "preference"
     if _COMMAND_HEAD.match(text) and not _CAPABILITY.match(text):
@@ -187,7 +194,8 @@ def kind_of_fact(text: str) -> str:
     if kind == "file_summary" and not _FILE_HEAD.match(text):
         kind = "learning" if is_specific(text) else "other"  # it names a file, not about it
     if kind == "preference" and not is_directive(text) and not _ASKED.search(text):
-        return "other"  # "it's always a pleasure": a remark, not a wish
+        # "it's always a pleasure": a remark, not a wish; "AGENTS.md says to prefer ...": a fact
+        return "learning" if is_specific(text) else "other"
     if kind == "bugfix" and not _CAUSE.search(text) and not re.search(r"\bfix", text, re.I):
         return "learning"
     if kind == "other" and is_specific(text):

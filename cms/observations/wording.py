@@ -129,6 +129,24 @@ def rule_query(text: str) -> tuple[str, bool]:
     return stripped, stripped != text or bool(_RULE_ASK.search(text))
 
 
+_VERBLESS_NO = LazyPattern(
+    r"^no\s+(?!(?:one|longer|need|problem|worries|way|more|matter)\b)[a-z]", IGNORECASE
+)
+_VERB = LazyPattern(
+    r"\b(?:is|are|was|were|be|been|has|have|had|does|do|did|can|could|will|would|should|must|"
+    r"may|might|exists?|needs?|seems?|\w+(?<!ss)s\s+(?:the|a|an|to|in|on|for|with)|"
+    r"\w+ed\s+(?:the|a|an|to|in|on|for|with|by))\b",
+    IGNORECASE,
+)
+
+
+def is_exclusion(text: str) -> bool:
+    """A statement that rules something out without a verb ("No custom Credo checks", "No CI/CD
+    integration yet (separate task)"): a scope decision, not a description."""
+    flat = " ".join(text.split())
+    return bool(_VERBLESS_NO.search(flat)) and not _VERB.search(flat)
+
+
 def is_narration(text: str) -> bool:
     """An agent saying what it is about to do or look at ("Let me check ...", "I'll ..."):
     the next minute's plan, not something to remember."""

@@ -14,6 +14,7 @@ from cms.observations.wording import (
     announces_rule,
     has_code,
     is_courtesy,
+    is_exclusion,
     is_general,
     is_narration,
     is_personal,
@@ -21,6 +22,7 @@ from cms.observations.wording import (
     is_rule,
     is_specific,
 )
+from cms.providers.local.findings import is_finding, is_transient
 from cms.providers.local.sentences import (
     Candidate,
     Unit,
@@ -170,6 +172,11 @@ _STANDING = re.compile(
     r"(?:new|future)|in (?:the )?future|continue)\b"
 )
 _RECOMMEND = re.compile(r"^(?:[^,]{1,40}, )?consider using\b|\byou (?:can|should) use\b")
+# a subordinate clause before the main one ("Given the time constraints, let me ...", "Since
+# there are no files, I'll ..."): the main clause says what the sentence does
+_FRONTED = re.compile(
+    r"^(?:given|since|as|because|before|after|now that|once|while|if|to|with|for)\b[^,]{3,160},\s+"
+)
 _LEAD_CLAUSE = re.compile(r"^(?:(?:from now on|going forward|moving forward|for now),? )+")
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
@@ -209,7 +216,7 @@ _BASE = {
     "change": 4.0,
     "file": 3.5,
     "error": 3.5,
-    "learning": 2.5,
+    "learning": 3.0,
     "status": 2.0,
     "task": 2.5,
     "command": 4.0,
@@ -245,7 +252,9 @@ def _classify(unit: Unit) -> str | None:
     text, low, source = unit.text, unit.text.lower(), unit.source
     if _CJK.search(text):
         return _classify_cjk(unit)
-    narration = source == "assistant" and bool(is_narration(low))
+    narration = source == "assistant" and bool(
+        is_narration(low) or is_narration(_FRONTED.sub("", low))
+    )
     if source == "user" and is_personal(text):
         return "preference"  # the user's own ("I prefer ...", "never ask me ..."): every project
     if _RUN_CODE.match(strip_lead(unit.raw.lstrip("-*+ "))) or _RUN_PLAIN.match(text):
@@ -292,6 +301,10 @@ def _classify(unit: Unit) -> str | None:
         return "decision"  # an item under "Decisions", "Constraints", "Out of scope", ...
     if _FACTS_CONTEXT.search(unit.context) and has_code(unit.raw):
         return "learning"  # an item under "Tech stack", "Components", "Architecture", ...
+    if unit.item and is_exclusion(text):
+        return "decision"  # "No custom Credo checks": a scope ruled out
+    if source == "assistant" and not unit.item and is_finding(text, unit.raw):
+        return "learning"  # "The record has hex_trace_id as a binary already."
     return None
 
 
@@ -377,6 +390,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
         personal = kind == "preference" and unit.source == "user" and is_personal(text)
         if kind != "revert" and not (is_specific(text) or _SETTLED.search(low) or personal):
             continue  # generic talk ("Feedback is a valuable asset."): nothing of this project
+        if kind == "learning" and is_transient(text):
+            continue  # "... is starting in the background", "... in this session": not lasting
         if announces_rule(text):
             continue  # "This is an update to our naming convention.": the rule comes elsewhere
         if size < 3 and not (unit.source == "user" and kind in ("decision", "preference")):

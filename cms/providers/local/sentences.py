@@ -68,6 +68,7 @@ def strip_markdown(text: str) -> str:
     text = re.sub(r"(?<!\w)_(?![\s_])(.+?)(?<![\s_])_(?!\w)", r"\1", text)
     text = re.sub(r"~~(.+?)~~", r"\1", text)
     text = text.replace("`", "")
+    text = re.sub(r"(?<=\w)\u2019(?=\w)", "'", text)  # "I\u2019m" reads as "I'm"
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -1,0 +1,99 @@
+"""Findings and scope decisions the agent states with no cue word are kept (issue 12: "findings
+and causes the agent states with no cue word" were missed), while what is going on right now,
+narration behind a fronted clause and plan items are not. Shapes from real sessions (spotter,
+codemie)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cms.map.model import new_map
+from cms.map.ops import apply_answer
+from cms.observations.factkinds import kind_of_fact
+from cms.observations.wording import is_exclusion
+from cms.providers.local import extract_ops
+from cms.providers.local.findings import is_finding, is_transient
+from cms.transcripts.exchange import Exchange
+
+
+def stored(user: str, assistant: str) -> list[str]:
+    cmap = new_map("chat", "proj")
+    answer = extract_ops(cmap, Exchange(user=user, assistant=assistant, tools=()))
+    assert apply_answer(cmap, answer, turn=1).rejected == []
+    return [s.text for p in cmap.planets() for s in p.satellites]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The record is accessed as a tuple in Elixir, not a map.",
+        "The record has `hex_trace_id` as a binary already.",
+        "OpenCode documents context compaction under the `compaction` config object.",
+    ],
+)
+def test_the_agent_stating_how_a_named_thing_is_is_a_finding(sentence: str) -> None:
+    assert is_finding(sentence, sentence)
+    assert stored("Continue implementation", sentence) == [sentence.replace("`", "")]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Phoenix server is starting in the background.",  # what goes on now
+        "The directory appears to be empty.",  # names nothing
+        "The diff is small and scoped.",
+        "I have uncommitted changes from spotter-4te.3 (controller instrumentation).",  # person
+        "Configure opentelemetry_ash trace types in config.exs",  # an imperative, a plan step
+    ],
+)
+def test_progress_reports_and_plan_steps_are_not_findings(sentence: str) -> None:
+    assert not is_finding(sentence, sentence)
+
+
+def test_a_statement_about_this_session_is_not_kept_as_lasting() -> None:
+    sentence = (
+        "The graph MCP tools mentioned by `AGENTS.md` are not exposed in this session, so "
+        "I\u2019m falling back to `rg` for discovery."
+    )
+    assert is_transient(sentence)
+    assert stored("Add the compaction default.", sentence) == []
+
+
+def test_narration_behind_a_fronted_clause_and_a_curly_apostrophe_is_still_narration() -> None:
+    answer = (
+        "Given the time constraints and that this is a false positive (the code is correct and "
+        "tests pass), let me complete the work session by updating the task status.\n\n"
+        "I\u2019m running just that focused test now to confirm it fails for the intended reason "
+        "before changing production code."
+    )
+    assert stored("Continue implementation", answer) == []
+
+
+def test_a_verbless_no_item_is_a_scope_decision() -> None:
+    answer = (
+        "## No-gos\n- No CI/CD integration yet (separate task)\n- No custom Credo checks\n"
+        "- No fixing existing code to satisfy checkers\n"
+    )
+    facts = stored("Draft the beads for the quality tools.", answer)
+    assert facts == [
+        "No CI/CD integration yet (separate task)",
+        "No custom Credo checks",
+        "No fixing existing code to satisfy checkers",
+    ]
+    assert all(kind_of_fact(f) == "decision" for f in facts)
+    assert not is_exclusion("No Igniter installers exist for credo, dialyxir, or mix_audit")
+
+
+@pytest.mark.parametrize(
+    ("fact", "kind"),
+    [
+        (
+            "Dialyzer PLT building is slow on first run (2+ minutes) — just document, don't optimize",
+            "decision",
+        ),
+        ("Credo may report style issues in existing code — don't fix in this task", "decision"),
+        ("In this repo, AGENTS.md also says to prefer codebase-memory MCP graph tools", "learning"),
+    ],
+)
+def test_a_clause_that_rules_something_out_makes_a_decision(fact: str, kind: str) -> None:
+    assert kind_of_fact(fact) == kind
