@@ -80,6 +80,16 @@ def substitute_value(old: str, new: str) -> str | None:
     return None
 
 
+_COMMAND_SLOT = re.compile(r"^([A-Z][\w ]{0,40}?) `([\w./:-]+)[ `]")
+
+
+def command_slot(text: str) -> tuple[str, str] | None:
+    """What a command fact says how to do, and with which program ("Run the tests with",
+    "mix"): a later run of the same program for the same purpose replaces it."""
+    found = _COMMAND_SLOT.match(text)
+    return (found.group(1), found.group(2)) if found else None
+
+
 @dataclass
 class View:
     """One live planet (or a sun as a whole) as the matcher sees it."""
@@ -220,6 +230,9 @@ class StoredFacts:
         sat: Satellite,
         fterms: frozenset[str],
     ) -> tuple[float, Revision] | None:
+        slot = command_slot(cand.text) if cand.kind == "command" else None
+        if slot is not None and command_slot(sat.text) == slot:
+            return 3.0, Revision("replace", planet, sat, cand.text)  # the latest run decides
         fwords, fvalues = self._split(sat.id, fterms)
         shared = words & fwords
         if cand.kind == "done":  # a finished todo item retires its TODO fact only

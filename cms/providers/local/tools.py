@@ -347,9 +347,10 @@ def _variant_of_better(key: str, runs: Counter[str], last: dict[str, tuple[int, 
     )
 
 
-def _file_facts(
-    exchange: Exchange, namer: PathNamer, mentioned: str, start: int
-) -> list[Candidate]:
+def _file_facts(exchange: Exchange, namer: PathNamer, start: int) -> list[Candidate]:
+    """A created file whose content opens with a docstring or header comment: what it is for
+    ("Created src/billing/tax.py: VAT rules per country for invoices."). A bare list of the
+    files a turn edited is not kept: it says nothing the repository's history does not."""
     written: dict[str, tuple[str, str, int]] = {}  # name -> (verb, purpose, order)
     for order, tool in enumerate(exchange.tools, start=start):
         if tool.is_error:
@@ -360,25 +361,11 @@ def _file_facts(
             if tool.name.lower() in _WRITE_TOOLS and "updated" not in tool.output.lower():
                 verb = verb or "Created"
             written[name] = (verb or "Edited", purpose or _purpose(tool), first)
-    out: list[Candidate] = []
-    plain: dict[str, list[str]] = {"Created": [], "Edited": []}
-    for name, (verb, purpose, order) in written.items():
-        if purpose:
-            out.append(Candidate(trim_fact(f"{verb} {name}: {purpose}"), "file", 3.5, order))
-        elif name.rsplit("/", 1)[-1] not in mentioned:  # the text already says what changed
-            plain[verb].append(name)
-    for verb, names in plain.items():
-        if names:
-            more = f" (+{len(names) - 6} more)" if len(names) > 6 else ""
-            out.append(
-                Candidate(
-                    trim_fact(f"{verb} {', '.join(names[:6])}{more}"),
-                    "file",
-                    2.0,
-                    start + len(exchange.tools),
-                )
-            )
-    return out
+    return [
+        Candidate(trim_fact(f"{verb} {name}: {purpose}"), "file", 3.5, order)
+        for name, (verb, purpose, order) in written.items()
+        if purpose
+    ]
 
 
 _PLAN_ITEM = re.compile(
@@ -418,12 +405,10 @@ def _plan_facts(exchange: Exchange, start: int) -> list[Candidate]:
     return out
 
 
-def tool_candidates(
-    exchange: Exchange, namer: PathNamer, mentioned: str, start: int
-) -> list[Candidate]:
+def tool_candidates(exchange: Exchange, namer: PathNamer, start: int) -> list[Candidate]:
     """Command, error, file and todo facts of the exchange's tool calls."""
     return (
         _command_facts(exchange, start)
-        + _file_facts(exchange, namer, mentioned, start)
+        + _file_facts(exchange, namer, start)
         + _plan_facts(exchange, start + 2 * len(exchange.tools) + 1)
     )
