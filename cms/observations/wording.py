@@ -177,7 +177,8 @@ _ANCHOR = LazyPattern(
     r"|(?<=[a-z,;:] )[A-Z][a-zA-Z]+"  # a name inside the sentence (a tool, a service, a product)
     # a thing chosen by its bare name ("use pnpm", "switch to uv"), not "use the room"
     r"|\b(?i:use|using|prefer|switch(?:ed)? to|go with|install|run)\s+"
-    r"(?!(?:the|a|an|your|our|my|their|this|that|these|those|it|them|some|any|more|less)\b)[a-z]"
+    r"(?!(?:the|a|an|your|our|my|their|this|that|these|those|it|them|some|any|more|less|to|"
+    r"and|or|of|for|in|on|with|it's)\b)[a-z]"
 )
 # Words that make a statement about software, whatever the project.
 _SOFTWARE = LazyPattern(
@@ -215,11 +216,18 @@ def announces_rule(text: str) -> bool:
     )
 
 
+# an acronym standing alone (not part of a path, a name or a version: "CI/CD", "OTLP-ready"):
+# organisations and departments have them too ("ORBIT", "the IT room", "HR")
+_LONE_ACRONYM = LazyPattern(r"(?<![\w/.-])[A-Z]{2,}(?![\w/.-])")
+
+
 def is_specific(text: str) -> bool:
     """A statement about this project or its software, not generic talk: it names code, a file
     or path, a number, a literal, a flag, a tool or product, or speaks of software at all.
     ("Client feedback is a valuable asset." is not; "Always add docstrings." and "Always use
-    pnpm." are.)"""
+    pnpm." are.) An acronym standing alone is not enough ("use the IT room from now on", "ORBIT
+    has always had a remote-friendly policy"): organisations and departments have them too."""
+    text = _LONE_ACRONYM.sub(" ", text)
     return bool(
         _CODEISH.search(text)
         or _LITERAL.search(text)

@@ -388,7 +388,10 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
         if kind is None or (kind == "task" and task_taken):
             continue
         personal = kind == "preference" and unit.source == "user" and is_personal(text)
-        if kind != "revert" and not (is_specific(text) or _SETTLED.search(low) or personal):
+        placed = unit.item and bool(_DECIDED_CONTEXT.search(unit.context))  # "Out of scope"
+        if kind != "revert" and not (
+            is_specific(text) or _SETTLED.search(low) or personal or placed
+        ):
             continue  # generic talk ("Feedback is a valuable asset."): nothing of this project
         if kind == "learning" and is_transient(text):
             continue  # "... is starting in the background", "... in this session": not lasting

@@ -756,6 +756,23 @@ def test_generic_talk_that_names_nothing_of_the_project_is_not_stored() -> None:
     assert facts(cmap) == []
 
 
+def test_office_policies_named_only_by_an_acronym_are_not_project_rules() -> None:
+    # the class "office policies phrased like rules ('use the IT room from now on')"
+    cmap, _ = run_turns(
+        ex(
+            "From now on, I'd like you to use the IT room for your tasks. ORBIT has always had a "
+            "remote-friendly policy. I've noticed that you prefer to work directly on your "
+            "computer when brainstorming.",
+            "I'll make sure to utilize the IT room going forward.",
+        ),
+        ex("Add traceparent headers to all POSTs. Set up CI/CD for the repo later.", "Done."),
+    )
+    stored = facts(cmap)
+    assert not any("IT room" in f or "ORBIT" in f or "prefer to work" in f for f in stored)
+    assert any("POSTs" in f for f in stored)  # an acronym inside a word or path still counts
+    assert any("CI/CD" in f for f in stored)
+
+
 def test_coding_rules_without_a_literal_and_tool_choices_by_name_are_kept() -> None:
     cmap, _ = run_turns(
         ex(
