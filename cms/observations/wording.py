@@ -185,7 +185,7 @@ _SOFTWARE = LazyPattern(
     r"\b(?:code|codebase|source|functions?|methods?|class(?:es)?|variables?|arguments?|"
     r"parameters?|attributes?|propert(?:y|ies)|fields?|docstrings?|annotations?|type hints?|"
     r"asserts?|assertions?|exceptions?|try|catch|imports?|modules?|packages?|librar(?:y|ies)|"
-    r"dependenc(?:y|ies)|tests?|testing|commits?|branch(?:es)?|merges?|pull requests?|repo|"
+    r"dependenc(?:y|ies)|tests?|testing|commits?(?! to\b)|branch(?:es)?|merges?|pull requests?|repo|"
     r"repository|lint(?:er|ing)?|formatter|formatting|decorators?|comments?|naming|identifiers?|"
     r"files?|folders?|director(?:y|ies)|config(?:uration)?|deploy(?:s|ed|ment)?|servers?|"
     r"databases?|schemas?|quer(?:y|ies)|endpoints?|logging|debug(?:ger|ging)?|compil(?:er|e)|"
@@ -218,7 +218,7 @@ def announces_rule(text: str) -> bool:
 
 # an acronym standing alone (not part of a path, a name or a version: "CI/CD", "OTLP-ready"):
 # organisations and departments have them too ("ORBIT", "the IT room", "HR")
-_LONE_ACRONYM = LazyPattern(r"(?<![\w/.-])[A-Z]{2,}(?![\w/.-])")
+_LONE_ACRONYM = LazyPattern(r"(?<![\w/.-])[A-Z]{2,}(?![\w/-]|\.\w)")
 
 
 def is_specific(text: str) -> bool:

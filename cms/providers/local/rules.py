@@ -106,7 +106,8 @@ _CHANGE_CONTEXT = re.compile(
     r"\u8ffd\u52a0"
 )
 _ERROR = re.compile(
-    r"\b(?:error|errors|exception|traceback|fails?|failed|failing|failure|crash(?:es|ed)?|"
+    r"\b(?:(?:error|exception)(?! (?:handling|handlers?|messages?|codes?|boundar\w+|spans?|"
+    r"logging|reporting|responses?|pages?|states?|types?|tracking|cases?)\b)|errors|traceback|fails?|failed|failing|failure|crash(?:es|ed)?|"
     r"broken|doesn'?t (?:seem to )?(?:work|start|run|load|compile|build)|does not (?:work|start)|"
     r"not working|can'?t|cannot|unable to|timed? out|refused|undefined|not found)\b",
     re.I,
@@ -175,7 +176,8 @@ _RECOMMEND = re.compile(r"^(?:[^,]{1,40}, )?consider using\b|\byou (?:can|should
 # a subordinate clause before the main one ("Given the time constraints, let me ...", "Since
 # there are no files, I'll ..."): the main clause says what the sentence does
 _FRONTED = re.compile(
-    r"^(?:given|since|as|because|before|after|now that|once|while|if|to|with|for)\b[^,]{3,160},\s+"
+    r"^(?:given|since|as|because|before|after|now that|once|while|if|to|with|for|regarding|"
+    r"when it comes to|in terms of)\b[^,]{3,160},\s+"
 )
 _LEAD_CLAUSE = re.compile(r"^(?:(?:from now on|going forward|moving forward|for now),? )+")
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
@@ -263,7 +265,7 @@ def _classify(unit: Unit) -> str | None:
         return "fix"
     if source == "assistant" and _COMMITMENT.match(low) and _STANDING.search(low):
         return "preference"
-    if _OPTION.match(low) and not is_rule(unit.raw):
+    if _OPTION.match(_FRONTED.sub("", low)) and not is_rule(unit.raw):
         return None  # "we can also use fitness trackers": a possibility, not a choice
     if _DECISION_STRONG.search(low):
         return "decision"

@@ -191,7 +191,9 @@ def mostly_placeholders(text: str) -> bool:
 
 _BULLET = re.compile(r"^(?:[-*+\u2022]|\d{1,3}[.)])\s+(.*)$")
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[\u3002\uff01\uff1f])")
+_SENTENCE_END = re.compile(
+    r"(?:(?<=[.!?])|(?<=[.!?][\"\u201d]))\s+(?=[A-Z0-9\"'(\[])|(?<=[\u3002\uff01\uff1f])"
+)
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr|No)\.|\b[A-Z]\.)$")
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "terminal", "cmd", "powershell"}
 
