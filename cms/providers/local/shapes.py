@@ -154,7 +154,8 @@ _DEICTIC_RULE = re.compile(
 )
 _ANNOUNCE = re.compile(
     r"\b(?:emphasi[sz]e|stress|highlight|underline|discuss|talk about|touch on|touch base on|"
-    r"mention|bring up|go over|remind you of)\s+(?:\w+\s+){0,3}?(?:importance|aspect|topic|"
+    r"mention|bring up|go over|remind you of)\s+(?:\w+\s+){0,3}?(?:importance|value|benefits?|"
+    r"aspect|topic|"
     r"matter|something|thing|point|practice|strateg(?:y|ies)|update|change)\b|"
     r"\b(?:a few|a couple of|several|some)\s+(?:\w+\s+)?(?:strateg(?:y|ies)|things|changes|"
     r"practices|guidelines|ideas|tips)\b|\bsomething (?:different|new|else)\b|"
@@ -163,7 +164,9 @@ _ANNOUNCE = re.compile(
     r"practice|strateg(?:y|ies)|guidelines?|approach|standard|style)\b",
     re.I,
 )
-_LITERAL = re.compile(r"'[^'\s][^']{0,40}'|\"[^\"]{1,40}\"|`[^`]{1,60}`|\b\w+_\w*\b|\b_\w+")
+_LITERAL = re.compile(  # a quoted value (an apostrophe inside a word, "we're", quotes nothing)
+    r"(?<!\w)'[^'\s][^']{0,40}'(?!\w)|\"[^\"]{1,40}\"|`[^`]{1,60}`|\b\w+_\w*\b|\b_\w+"
+)
 _NEXT_MINUTE = re.compile(
     r"^(?:and |so |then |now |first,? )?(?:i|we)(?:'ll| will| am going to|'m going to| are "
     r"going to)\s+(?:also\s+)?(?:go through|show|walk|get|help|work through|start|begin|take a "

@@ -212,3 +212,12 @@ def test_error_handling_as_a_feature_is_not_a_problem_seen() -> None:
     )
     assert facts == []
     assert stored("Why is it broken?", "The `fetchTodos()` call throws an error on an empty list.")
+
+
+def test_emphasising_the_value_of_a_quality_announces_no_rule_even_with_apostrophes() -> None:
+    # "we're ... it's" once read as a quoted literal ('re using ... it'), which exempted it
+    assert refers_to_rule(
+        "As we're using agile methodologies, I think it's important to emphasize the value of "
+        "adaptability and quick response to change."
+    )
+    assert not refers_to_rule("From now on, start all your function names with 'c_'.")
