@@ -56,6 +56,11 @@ _FIX = re.compile(
     r"(?:fails|failed|failing|broke|breaks) because|resolved by|workaround|turned out)\b",
     re.I,
 )
+# a cause supposed, not found: "The issue might be that ...", "it's probably caused by ..."
+_GUESS = re.compile(
+    r"\b(?:might|may|could) (?:be|have|also)\b|\b(?:probably|possibly|perhaps|maybe|likely)\b"
+)
+_SUPPOSED = re.compile(r"^[^,;]{0,60}\b(?:might|may|could) (?:be|have)\b")  # its main verb
 _DECISION_STRONG = re.compile(
     r"\b(?:decided|decide to|decision|chose|choose|chosen|opted|opt for|settled on|going with|"
     r"go with|went with|switch(?:ed|ing)? (?:over )?(?:back )?(?:from [^.;]{1,40} )?to|"
@@ -262,7 +267,7 @@ def _classify(unit: Unit) -> str | None:
     if _RUN_CODE.match(strip_lead(unit.raw.lstrip("-*+ "))) or _RUN_PLAIN.match(text):
         return "command"  # "Run `mix credo gen.config` - generates .credo.exs with defaults"
     if _FIX.search(low) and not low.startswith(("let me", "i need to", "i'll", "i will")):
-        return "fix"
+        return None if _GUESS.search(low) else "fix"  # "the issue might be ...": a guess
     if source == "assistant" and _COMMITMENT.match(low) and _STANDING.search(low):
         return "preference"
     if _OPTION.match(_FRONTED.sub("", low)) and not is_rule(unit.raw):
@@ -395,8 +400,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             is_specific(text) or _SETTLED.search(low) or personal or placed
         ):
             continue  # generic talk ("Feedback is a valuable asset."): nothing of this project
-        if kind == "learning" and is_transient(text):
-            continue  # "... is starting in the background", "... in this session": not lasting
+        if kind == "learning" and (is_transient(text) or _SUPPOSED.match(low)):
+            continue  # "... is starting in the background", "The issue might be that ..."
         if announces_rule(text):
             continue  # "This is an update to our naming convention.": the rule comes elsewhere
         if size < 3 and not (unit.source == "user" and kind in ("decision", "preference")):

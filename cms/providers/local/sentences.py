@@ -288,8 +288,10 @@ def text_units(text: str, source: str) -> list[Unit]:
             context = heading
         paragraph.append(stripped)
         if strip_markdown(stripped).endswith((":", "\uff1a")):
-            lead = " ".join(paragraph)
-            paragraph.clear()
+            # only the last sentence leads in ("309 tests, all passing. Let me run the gate:")
+            *before, lead = _sentences(" ".join(paragraph))
+            paragraph[:] = before
+            flush()
             context = strip_markdown(lead).lower()
     flush()
     total = max(len(pieces), 1)

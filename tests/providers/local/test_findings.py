@@ -97,3 +97,10 @@ def test_a_verbless_no_item_is_a_scope_decision() -> None:
 )
 def test_a_clause_that_rules_something_out_makes_a_decision(fact: str, kind: str) -> None:
     assert kind_of_fact(fact) == kind
+
+
+def test_a_cause_supposed_is_not_kept_a_cause_found_is() -> None:
+    guess = "The issue might be that Tracer.current_span_ctx() is not typed correctly by dialyzer."
+    found = "I see - the issue is the function doesn't exist with that name."
+    facts = stored("Continue implementation", f"{guess}\n\n{found}")
+    assert facts == ["The issue is the function doesn't exist with that name."]

@@ -71,3 +71,15 @@ def test_a_bold_numbered_line_is_one_item_not_a_sentence_cut_after_its_number() 
         "Configure opentelemetry_ash trace types in config.exs (the ash tracer is already "
         "configured)"
     ]
+
+
+def test_only_the_last_sentence_before_a_colon_is_a_lead_in_the_ones_before_it_are_kept() -> None:
+    answer = (
+        "Now let me run the tests:\n\n309 tests (was 297), all passing. Let me run the full "
+        "quality gate:\n\nAll done. The entire **spotter-4te** epic (End-to-end OpenTelemetry "
+        "tracing) is complete. Here's a summary of what was accomplished:\n\n- a thing\n"
+    )
+    texts = [u.text for u in text_units(answer, "assistant")]
+    assert "309 tests (was 297), all passing." in texts
+    assert "The entire spotter-4te epic (End-to-end OpenTelemetry tracing) is complete." in texts
+    assert not any(t.startswith(("Let me run", "Here's a summary")) for t in texts)
