@@ -56,8 +56,10 @@ def _old_choices(text: str) -> frozenset[str]:
     return frozenset(t for chunk in found for t in terms_of(chunk))
 
 
-def _slots(text: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...], int, int]]:
-    """Each number with the word before it and the two words after it (its 'slot')."""
+@lru_cache(maxsize=4096)
+def _slots(text: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...], int, int], ...]:
+    """Each number with the word before it and the two words after it (its 'slot'); the same
+    stored facts are compared with every candidate of a turn, so they are worked out once."""
     out = []
     for m in _NUMBER.finditer(text):
         after = [t for t in tokenize(text[m.end() : m.end() + 60]) if not t[0].isdigit()][:2]
@@ -65,7 +67,7 @@ def _slots(text: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...], int, 
             t for t in tokenize(text[max(0, m.start() - 40) : m.start()]) if not t[0].isdigit()
         ][-1:]
         out.append((m.group(0), tuple(before), tuple(after), m.start(), m.end()))
-    return out
+    return tuple(out)
 
 
 def substitute_value(old: str, new: str) -> str | None:
