@@ -31,7 +31,7 @@ _FINITE = re.compile(
 _TRANSIENT = re.compile(
     r"\b(?:is|are)\s+(?:now\s+|currently\s+|still\s+)?(?!being\b)[a-z]+ing\b|"
     r"\b(?:in|for) this (?:session|conversation|chat)\b|"
-    r"\b(?:is|are)\s+(?:now\s+)?(?:ready|done|complete|finished|green|small|fine|clean)\b",
+    r"\b(?:is|are)\s+(?:now\s+)?(?:ready|green|small|fine|clean)\b",
     re.I,
 )
 # code proper, or a name written with a capital inside the sentence (not an acronym)

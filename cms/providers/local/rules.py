@@ -97,7 +97,7 @@ _TODO_CONTEXT = re.compile(
     r"future work|not done|left)\b"
 )
 _CHANGE = re.compile(
-    r"^(?:i |we )?(?:have |'ve )?(?:now |also )?(?:implemented|added|created|updated|changed|"
+    r"^(?:(?:i|we)(?:'ve| have)? )?(?:now |also |\w+ly )?(?:implemented|added|created|updated|changed|"
     r"removed|deleted|renamed|refactored|replaced|moved|wired|configured|enabled|disabled|"
     r"installed|upgraded|bumped|extracted|introduced|rewrote|rewritten|merged|converted|set up|"
     r"wrote|documented|restructured|simplified|registered|instrumented|raised|lowered|increased|"

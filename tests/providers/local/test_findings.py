@@ -104,3 +104,13 @@ def test_a_cause_supposed_is_not_kept_a_cause_found_is() -> None:
     found = "I see - the issue is the function doesn't exist with that name."
     facts = stored("Continue implementation", f"{guess}\n\n{found}")
     assert facts == ["The issue is the function doesn't exist with that name."]
+
+
+def test_a_change_in_the_perfect_tense_and_a_finished_epic_are_results() -> None:
+    facts = stored(
+        "Create CLAUDE.md",
+        "I've created a basic CLAUDE.md file for this empty repository.\n\nAll done. The "
+        "entire **spotter-4te** epic (End-to-end OpenTelemetry tracing) is complete.",
+    )
+    assert "I've created a basic CLAUDE.md file for this empty repository." in facts
+    assert "The entire spotter-4te epic (End-to-end OpenTelemetry tracing) is complete." in facts
