@@ -123,6 +123,12 @@ _DECIDED = re.compile(
     r"use|consider using)\b",
     re.I,
 )
+# the agent's step with the reason it was chosen for
+_STEP_WITH_REASON = re.compile(
+    r"^(?:now,? )?(?:let me|let's|i'll|i will|we'll|we will)\b(?!.*\b(?:might|maybe|try)\b).*"
+    r"\b(?:so (?:that|both|the|it|we|they|all|each|every)|since|because|without|instead)\b",
+    re.I,
+)
 _OPENER = re.compile(
     r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|lastly|finally|also|additionally|moreover|"
     r"one more thing|another thing|and|but|so|now|importantly)\s*[,:]\s+",
@@ -184,6 +190,8 @@ def kind_of_fact(text: str) -> str:
         return "command"
     if _COMMITTED.match(text) and is_specific(text):
         return "preference"  # the agent restating a standing rule as its commitment
+    if _STEP_WITH_REASON.search(text) and is_specific(text):
+        return "decision"  # "I'll make get_current_trace_id public so both ... can use it"
     if _DECIDED.search(text) and is_specific(text):
         return "decision"  # "we'll be using GitHub", "you can use bcrypt": a choice made
     if _ASKED.search(text) and is_specific(text) and not _CAUSE.search(text):

@@ -60,6 +60,13 @@ _FIX = re.compile(
 _GUESS = re.compile(
     r"\b(?:might|may|could) (?:be|have|also)\b|\b(?:probably|possibly|perhaps|maybe|likely)\b"
 )
+# the agent's next step with the reason or the constraint it was chosen for: a decision
+_REASON = re.compile(
+    r"\b(?:so (?:that|both|the|it|we|they|all|each|every)|since|because|without|instead)\b"
+)
+_TENTATIVE = re.compile(
+    r"^(?:first,? |then,? )?(?:let me|i'll|i will) (?:try|first|quickly)\b|^first,"
+)
 _SUPPOSED = re.compile(r"^[^,;]{0,60}\b(?:might|may|could) (?:be|have)\b")  # its main verb
 _DECISION_STRONG = re.compile(
     r"\b(?:decided|decide to|decision|chose|choose|chosen|opted|opt for|settled on|going with|"
@@ -92,9 +99,11 @@ _TODO = re.compile(
     r"\b(?:may|might|will) (?:still )?need|\b(?:fix|revisit|handle|do|tune|clean)(?: \w+)? later)\b",
     re.I,
 )
+# a heading or lead-in over open items; "todo" only as the heading's first or last word ("TODO",
+# "Open TODOs:"), not as a noun ("TODO App Creation Complete"), and never under a tick
 _TODO_CONTEXT = re.compile(
-    r"\b(?:next steps?|todo|open questions?|remaining|follow[- ]?ups?|"
-    r"future work|not done|left)\b"
+    r"^(?![\u2705\u2714\u2713])(?:.*\b(?:next steps?|open questions?|remaining|follow[- ]?ups?|"
+    r"future work|not done|left)\b|\W*to-?dos?\b|.*\bto-?dos?\W*$)"
 )
 _CHANGE = re.compile(
     r"^(?:(?:i|we)(?:'ve| have)? )?(?:now |also |\w+ly )?(?:implemented|added|created|updated|changed|"
@@ -262,6 +271,11 @@ def _classify(unit: Unit) -> str | None:
     narration = source == "assistant" and bool(
         is_narration(low) or is_narration(_FRONTED.sub("", low))
     )
+    main = _FRONTED.sub("", low)  # the reason must be the step's own, not a fronted clause
+    if narration and _REASON.search(main) and not (_GUESS.search(low) or _TENTATIVE.match(main)):
+        return "decision"  # "I'll make get_current_trace_id public so both ... can use it"
+    if unit.lead:
+        return None  # a lead-in introduces what follows; it says something only with a reason
     if source == "user" and is_personal(text):
         return "preference"  # the user's own ("I prefer ...", "never ask me ..."): every project
     if _RUN_CODE.match(strip_lead(unit.raw.lstrip("-*+ "))) or _RUN_PLAIN.match(text):

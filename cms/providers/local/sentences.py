@@ -36,6 +36,7 @@ class Unit:
     command: bool = False  # a one-line command from a code block
     outline: str = ""  # the headings above it, outermost first, lower-cased (" / " between)
     item: bool = False  # a list item (bullet or numbered), not running prose
+    lead: bool = False  # a lead-in ("I'll add spans for join ... without per-line spans:")
 
 
 # -- cleaning ------------------------------------------------------------------------------
@@ -293,14 +294,18 @@ def text_units(text: str, source: str) -> list[Unit]:
             paragraph[:] = before
             flush()
             context = strip_markdown(lead).lower()
+            pieces.append((lead, context, False, outline(), False))  # a lead-in, marked below
     flush()
     total = max(len(pieces), 1)
     units = []
     for i, (raw, ctx, is_command, above, item) in enumerate(pieces):
         plain = raw if is_command else strip_markdown(raw)
-        if not is_command and plain.endswith((":", "\uff1a")):
-            continue
-        units.append(Unit(plain, raw, source, ctx, (i + 1) / total, is_command, above, item))
+        lead = not is_command and plain.endswith((":", "\uff1a"))
+        if lead and (item or ctx != plain.lower()):
+            continue  # a list item or table row that introduces more: its items say it
+        if lead:
+            plain = plain[:-1].rstrip()
+        units.append(Unit(plain, raw, source, ctx, (i + 1) / total, is_command, above, item, lead))
     return units
 
 

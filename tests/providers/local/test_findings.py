@@ -114,3 +114,33 @@ def test_a_change_in_the_perfect_tense_and_a_finished_epic_are_results() -> None
     )
     assert "I've created a basic CLAUDE.md file for this empty repository." in facts
     assert "The entire spotter-4te epic (End-to-end OpenTelemetry tracing) is complete." in facts
+
+
+def test_the_agents_step_with_its_reason_is_a_decision_a_tentative_step_is_not() -> None:
+    answer = (
+        "I'll make `get_current_trace_id` public so both the controllers and the enqueue path "
+        "can use it:\n\nNow let me also remove the `.dialyzerignore` file since we no longer "
+        "need it:\n\nLet me try adding it using git directly and committing with --no-verify "
+        "since the dialyzer warning is a false positive.\n\nSince no custom commands are "
+        "available, I'll decompose the TODO app creation into independent subtasks.\n\n"
+        "Now let me run the tests:\n"
+    )
+    facts = stored("Continue implementation", answer)
+    assert facts == [
+        "I'll make get_current_trace_id public so both the controllers and the enqueue path can "
+        "use it",
+        "Let me also remove the .dialyzerignore file since we no longer need it",
+    ]
+    assert all(kind_of_fact(f) == "decision" for f in facts)
+
+
+def test_todo_as_a_noun_in_a_heading_does_not_make_its_items_open_tasks() -> None:
+    answer = (
+        "## \u2705 TODO App Creation Complete\n\nI've successfully created a fully functional "
+        "TODO app using Next.js through parallel task execution."
+    )
+    facts = stored("create TODO app by Next.js", answer)
+    assert facts == [
+        "I've successfully created a fully functional TODO app using Next.js through parallel "
+        "task execution."
+    ]

@@ -79,7 +79,13 @@ def test_only_the_last_sentence_before_a_colon_is_a_lead_in_the_ones_before_it_a
         "quality gate:\n\nAll done. The entire **spotter-4te** epic (End-to-end OpenTelemetry "
         "tracing) is complete. Here's a summary of what was accomplished:\n\n- a thing\n"
     )
-    texts = [u.text for u in text_units(answer, "assistant")]
+    units = text_units(answer, "assistant")
+    texts = [u.text for u in units if not u.lead]
     assert "309 tests (was 297), all passing." in texts
     assert "The entire spotter-4te epic (End-to-end OpenTelemetry tracing) is complete." in texts
-    assert not any(t.startswith(("Let me run", "Here's a summary")) for t in texts)
+    leads = [u.text for u in units if u.lead]
+    assert leads == [
+        "Now let me run the tests",
+        "Let me run the full quality gate",
+        "Here's a summary of what was accomplished",
+    ]
