@@ -224,7 +224,8 @@ _NUMBERED_BOLD = re.compile(r"^(\*\*|__)(\d{1,3}[.)])\s+")
 def text_units(text: str, source: str) -> list[Unit]:
     """Sentences, bullets, table rows and one-line commands of one text, in order. A fenced
     block is code wherever it opens (in a blockquote too); a heading inside a blockquote sits
-    under the headings around the quote; a bold lead-in ("**Output files:**") is a lead-in."""
+    under the headings around the quote; the last sentence before a colon ("**Output files:**",
+    "Let me run the tests:") is a lead-in: the context of what follows, a unit marked `lead`."""
     pieces: list[tuple[str, str, bool, str, bool]] = []  # raw, context, command, outline, item
     heading = context = header_row = ""
     headings: list[tuple[int, str]] = []  # (level, title) of the open sections
@@ -300,12 +301,13 @@ def text_units(text: str, source: str) -> list[Unit]:
     units = []
     for i, (raw, ctx, is_command, above, item) in enumerate(pieces):
         plain = raw if is_command else strip_markdown(raw)
-        lead = not is_command and plain.endswith((":", "\uff1a"))
-        if lead and (item or ctx != plain.lower()):
+        leads_in = not is_command and plain.endswith((":", "\uff1a"))
+        if leads_in and (item or ctx != plain.lower()):
             continue  # a list item or table row that introduces more: its items say it
-        if lead:
+        if leads_in:
             plain = plain[:-1].rstrip()
-        units.append(Unit(plain, raw, source, ctx, (i + 1) / total, is_command, above, item, lead))
+        position = (i + 1) / total
+        units.append(Unit(plain, raw, source, ctx, position, is_command, above, item, leads_in))
     return units
 
 
