@@ -106,8 +106,8 @@ _TODO_CONTEXT = re.compile(
     r"future work|not done|left)\b|\W*to-?dos?\b|.*\bto-?dos?\W*$)"
 )
 _CHANGE = re.compile(
-    r"^(?:(?:i|we)(?:'ve| have)? )?(?:now |also |\w+ly )?(?:implemented|added|created|updated|changed|"
-    r"removed|deleted|renamed|refactored|replaced|moved|wired|configured|enabled|disabled|"
+    r"^(?:(?:i|we)(?:'ve| have)? )?(?:now |also |\w+ly )?(?:implemented|added|created|updated|"
+    r"changed|removed|deleted|renamed|refactored|replaced|moved|wired|configured|enabled|disabled|"
     r"installed|upgraded|bumped|extracted|introduced|rewrote|rewritten|merged|converted|set up|"
     r"wrote|documented|restructured|simplified|registered|instrumented|raised|lowered|increased|"
     r"decreased|reduced|limited|capped)\b|\bnow (?:[a-z]{3,}s|has)\b|\b(?:has|have|was|were) been (?:added|"
@@ -121,7 +121,8 @@ _CHANGE_CONTEXT = re.compile(
 )
 _ERROR = re.compile(
     r"\b(?:(?:error|exception)(?! (?:handling|handlers?|messages?|codes?|boundar\w+|spans?|"
-    r"logging|reporting|responses?|pages?|states?|types?|tracking|cases?)\b)|errors|traceback|fails?|failed|failing|failure|crash(?:es|ed)?|"
+    r"logging|reporting|responses?|pages?|states?|types?|tracking|cases?)\b)|errors|traceback|"
+    r"fails?|failed|failing|failure|crash(?:es|ed)?|"
     r"broken|doesn'?t (?:seem to )?(?:work|start|run|load|compile|build)|does not (?:work|start)|"
     r"not working|can'?t|cannot|unable to|timed? out|refused|undefined|not found)\b",
     re.I,
@@ -268,10 +269,8 @@ def _classify(unit: Unit) -> str | None:
     text, low, source = unit.text, unit.text.lower(), unit.source
     if _CJK.search(text):
         return _classify_cjk(unit)
-    narration = source == "assistant" and bool(
-        is_narration(low) or is_narration(_FRONTED.sub("", low))
-    )
-    main = _FRONTED.sub("", low)  # the reason must be the step's own, not a fronted clause
+    main = _FRONTED.sub("", low)  # the main clause: "Given ..., let me ..." narrates
+    narration = source == "assistant" and bool(is_narration(low) or is_narration(main))
     if narration and _REASON.search(main) and not (_GUESS.search(low) or _TENTATIVE.match(main)):
         return "decision"  # "I'll make get_current_trace_id public so both ... can use it"
     if unit.lead:
