@@ -144,7 +144,13 @@ def clean_command(command: str) -> str:
     line = " | ".join(kept)
     line = re.sub(r"\s*(?:2>&1|>\s*/dev/null|2>\s*/dev/null|&)\s*$", "", line)
     line = re.sub(r"\s*(?:2>&1|>\s*/dev/null)\s*", " ", line)
-    return re.sub(r"\s+", " ", line).strip()
+    steps = re.split(r"\s*(;|&&)\s*", line)  # a separator printed between steps is no step
+    while len(steps) > 1 and re.match(r"(?:echo|printf|clear|true)\b", steps[-1] or "echo"):
+        steps = steps[:-2]
+    for i in range(len(steps) - 3, -1, -2):
+        if re.match(r"(?:echo|printf|clear|true)\b", steps[i]):
+            del steps[i : i + 2]
+    return re.sub(r"\s+", " ", " ".join(steps)).strip()
 
 
 def command_kind(command: str) -> str | None:

@@ -450,6 +450,13 @@ def test_commands_are_cleaned_and_classified() -> None:
     assert command_kind("grep -rn foo src") is None
 
 
+def test_a_separator_echoed_between_steps_is_not_part_of_the_command() -> None:
+    # spotter: `mix format --check-formatted ; echo "---"; mix credo --strict`
+    messy = 'mix format --check-formatted ; echo "---"; mix credo --strict'
+    assert clean_command(messy) == "mix format --check-formatted ; mix credo --strict"
+    assert clean_command("npm run build && echo done") == "npm run build"
+
+
 # -- limits and determinism -------------------------------------------------------------------------
 
 
