@@ -182,6 +182,9 @@ def kind_of_fact(text: str) -> str:
         return "preference"  # the user's own ("I prefer ...", "call me Sam"): the user tier's
     if _TOOL_COMMAND.match(text):
         return "command"
+    # code quoted in backticks is named, not prescribed: "Updated all hook scripts (`a.sh`)"
+    # and "`hex_trace_id` always returns a binary" are no rules, "Run `bd ready`" a command
+    text = text.replace("`", "")
     if is_exclusion(text) or _RULED_OUT.search(text):
         return "decision"  # "No custom Credo checks", "... - just document, don't optimize"
     if is_rule(text) and not _CAUSE.search(text):
