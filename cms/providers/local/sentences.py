@@ -318,7 +318,8 @@ def prompt_text(exchange: Exchange) -> str:
 
 def topic_units(exchange: Exchange) -> tuple[str, str]:
     """The cleaned user prompt and assistant text (for key terms and titles)."""
-    return (
-        " ".join(u.text for u in text_units(prompt_text(exchange), "user") if not u.command),
-        " ".join(u.text for u in text_units(exchange.assistant, "assistant") if not u.command),
-    )
+
+    def joined(text: str, source: str) -> str:
+        return " ".join(u.text for u in text_units(text, source) if not (u.command or u.lead))
+
+    return joined(prompt_text(exchange), "user"), joined(exchange.assistant, "assistant")
