@@ -85,6 +85,7 @@ def substitute_value(old: str, new: str) -> str | None:
 _COMMAND_SLOT = re.compile(r"^([A-Z][\w ]{0,40}?) `([\w./:-]+)[ `]")
 
 
+@lru_cache(maxsize=4096)
 def command_slot(text: str) -> tuple[str, str] | None:
     """What a command fact says how to do, and with which program ("Run the tests with",
     "mix"): a later run of the same program for the same purpose replaces it."""
