@@ -130,6 +130,10 @@ _COMMAND_SCORE = {
 # -- commands ------------------------------------------------------------------------------------
 
 
+_STEP_SEPARATOR = re.compile(r"\s*(;|&&)\s*")
+_PRINTED = re.compile(r"(?:echo|printf|clear|true)\b")
+
+
 def clean_command(command: str) -> str:
     """The command without `cd dir &&` prefixes, output plumbing and trailing pagers."""
     line = command.strip().splitlines()[0] if command.strip() else ""
@@ -144,11 +148,11 @@ def clean_command(command: str) -> str:
     line = " | ".join(kept)
     line = re.sub(r"\s*(?:2>&1|>\s*/dev/null|2>\s*/dev/null|&)\s*$", "", line)
     line = re.sub(r"\s*(?:2>&1|>\s*/dev/null)\s*", " ", line)
-    steps = re.split(r"\s*(;|&&)\s*", line)  # a separator printed between steps is no step
-    while len(steps) > 1 and re.match(r"(?:echo|printf|clear|true)\b", steps[-1] or "echo"):
+    steps = _STEP_SEPARATOR.split(line)  # a separator printed between steps is no step
+    while len(steps) > 1 and _PRINTED.match(steps[-1] or "echo"):
         steps = steps[:-2]
     for i in range(len(steps) - 3, -1, -2):
-        if re.match(r"(?:echo|printf|clear|true)\b", steps[i]):
+        if _PRINTED.match(steps[i]):
             del steps[i : i + 2]
     return re.sub(r"\s+", " ", " ".join(steps)).strip()
 
