@@ -15,6 +15,7 @@ from cms.observations.wording import (
     has_literal,
     is_courtesy,
     is_directive,
+    is_exclusion,
     is_firm,
     is_personal,
     is_question,
@@ -122,6 +123,12 @@ _DECIDED = re.compile(
     r"use|consider using)\b",
     re.I,
 )
+# the agent's step with the reason it was chosen for
+_STEP_WITH_REASON = re.compile(
+    r"^(?:now,? )?(?:let me|let's|i'll|i will|we'll|we will)\b(?!.*\b(?:might|maybe|try)\b).*"
+    r"\b(?:so (?:that|both|the|it|we|they|all|each|every)|since|because|without|instead)\b",
+    re.I,
+)
 _OPENER = re.compile(
     r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|lastly|finally|also|additionally|moreover|"
     r"one more thing|another thing|and|but|so|now|importantly)\s*[,:]\s+",
@@ -137,6 +144,18 @@ _CLI = (
 _COMMAND_HEAD = re.compile(
     rf"^(?:(?:[Rr]un|[Ee]xecute|[Uu]se|[Tt]ry|[Vv]erify(?: with)?)\s*:?\s+)?{_CLI}\s+[\w.:@/=-]+"
     rf"|^(?:[Rr]un|[Ee]xecute)\s+[a-z][\w.-]*\s+[a-z][\w.:-]*"
+)
+# what the local extractor writes for a command it saw run: "Run the tests with `mix test`"
+_TOOL_COMMAND = re.compile(r"^[A-Z][a-z]+(?: [a-z]+){0,3} with `[^`]+`$")
+# a command named as the subject of a statement about what it can do ("mix igniter.install can
+# add them to mix.exs"): a finding about the tool, not a command to run
+_CAPABILITY = re.compile(
+    rf"^{_CLI}\s+[\w.:@/=-]+\s+(?:can|could|will|would|may|might|is|are|was|were|has|have|"
+    r"does|doesn't|cannot|can't|should|must)\b"
+)
+# a clause after a dash that rules something out or keeps it as it is: the plan's decision
+_RULED_OUT = re.compile(
+    r"\s[\u2014\u2013-]\s+(?:just\s+\w+,\s+)?(?:don't|do not|never|keep|leave)\b", re.I
 )
 _FILE_HEAD = re.compile(
     r"^(?:[\w./-]+\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+/[\w./-]+)(?::\d+)?(?:\s*(?::|\u2014|\u2013| - )\s*\S|"
@@ -161,12 +180,21 @@ def kind_of_fact(text: str) -> str:
         return "other"  # "I want you to adopt a specific coding style": names nothing
     if is_personal(text):
         return "preference"  # the user's own ("I prefer ...", "call me Sam"): the user tier's
+    if _TOOL_COMMAND.match(text):
+        return "command"
+    # code quoted in backticks is named, not prescribed: "Updated all hook scripts (`a.sh`)"
+    # and "`hex_trace_id` always returns a binary" are no rules, "Run `bd ready`" a command
+    text = text.replace("`", "")
+    if is_exclusion(text) or _RULED_OUT.search(text):
+        return "decision"  # "No custom Credo checks", "... - just document, don't optimize"
     if is_rule(text) and not _CAUSE.search(text):
         return "decision" if guess_kind(text) == "decision" else "preference"
-    if _COMMAND_HEAD.match(text):
+    if _COMMAND_HEAD.match(text) and not _CAPABILITY.match(text):
         return "command"
     if _COMMITTED.match(text) and is_specific(text):
         return "preference"  # the agent restating a standing rule as its commitment
+    if _STEP_WITH_REASON.search(text) and is_specific(text):
+        return "decision"  # "I'll make get_current_trace_id public so both ... can use it"
     if _DECIDED.search(text) and is_specific(text):
         return "decision"  # "we'll be using GitHub", "you can use bcrypt": a choice made
     if _ASKED.search(text) and is_specific(text) and not _CAUSE.search(text):
@@ -177,7 +205,8 @@ def kind_of_fact(text: str) -> str:
     if kind == "file_summary" and not _FILE_HEAD.match(text):
         kind = "learning" if is_specific(text) else "other"  # it names a file, not about it
     if kind == "preference" and not is_directive(text) and not _ASKED.search(text):
-        return "other"  # "it's always a pleasure": a remark, not a wish
+        # "it's always a pleasure": a remark, not a wish; "AGENTS.md says to prefer ...": a fact
+        return "learning" if is_specific(text) else "other"
     if kind == "bugfix" and not _CAUSE.search(text) and not re.search(r"\bfix", text, re.I):
         return "learning"
     if kind == "other" and is_specific(text):

@@ -129,6 +129,24 @@ def rule_query(text: str) -> tuple[str, bool]:
     return stripped, stripped != text or bool(_RULE_ASK.search(text))
 
 
+_VERBLESS_NO = LazyPattern(
+    r"^no\s+(?!(?:one|longer|need|problem|worries|way|more|matter)\b)[a-z]", IGNORECASE
+)
+_VERB = LazyPattern(
+    r"\b(?:is|are|was|were|be|been|has|have|had|does|do|did|can|could|will|would|should|must|"
+    r"may|might|exists?|needs?|seems?|\w+(?<!ss)s\s+(?:the|a|an|to|in|on|for|with)|"
+    r"\w+ed\s+(?:the|a|an|to|in|on|for|with|by))\b",
+    IGNORECASE,
+)
+
+
+def is_exclusion(text: str) -> bool:
+    """A statement that rules something out without a verb ("No custom Credo checks", "No CI/CD
+    integration yet (separate task)"): a scope decision, not a description."""
+    flat = " ".join(text.split())
+    return bool(_VERBLESS_NO.search(flat)) and not _VERB.search(flat)
+
+
 def is_narration(text: str) -> bool:
     """An agent saying what it is about to do or look at ("Let me check ...", "I'll ..."):
     the next minute's plan, not something to remember."""
@@ -159,14 +177,15 @@ _ANCHOR = LazyPattern(
     r"|(?<=[a-z,;:] )[A-Z][a-zA-Z]+"  # a name inside the sentence (a tool, a service, a product)
     # a thing chosen by its bare name ("use pnpm", "switch to uv"), not "use the room"
     r"|\b(?i:use|using|prefer|switch(?:ed)? to|go with|install|run)\s+"
-    r"(?!(?:the|a|an|your|our|my|their|this|that|these|those|it|them|some|any|more|less)\b)[a-z]"
+    r"(?!(?:the|a|an|your|our|my|their|this|that|these|those|it|them|some|any|more|less|to|"
+    r"and|or|of|for|in|on|with|it's)\b)[a-z]"
 )
 # Words that make a statement about software, whatever the project.
 _SOFTWARE = LazyPattern(
     r"\b(?:code|codebase|source|functions?|methods?|class(?:es)?|variables?|arguments?|"
     r"parameters?|attributes?|propert(?:y|ies)|fields?|docstrings?|annotations?|type hints?|"
     r"asserts?|assertions?|exceptions?|try|catch|imports?|modules?|packages?|librar(?:y|ies)|"
-    r"dependenc(?:y|ies)|tests?|testing|commits?|branch(?:es)?|merges?|pull requests?|repo|"
+    r"dependenc(?:y|ies)|tests?|testing|commits?(?! to\b)|branch(?:es)?|merges?|pull requests?|repo|"
     r"repository|lint(?:er|ing)?|formatter|formatting|decorators?|comments?|naming|identifiers?|"
     r"files?|folders?|director(?:y|ies)|config(?:uration)?|deploy(?:s|ed|ment)?|servers?|"
     r"databases?|schemas?|quer(?:y|ies)|endpoints?|logging|debug(?:ger|ging)?|compil(?:er|e)|"
@@ -197,11 +216,18 @@ def announces_rule(text: str) -> bool:
     )
 
 
+# an acronym standing alone (not part of a path, a name or a version: "CI/CD", "OTLP-ready"):
+# organisations and departments have them too ("ORBIT", "the IT room", "HR")
+_LONE_ACRONYM = LazyPattern(r"(?<![\w/.-])[A-Z]{2,}(?![\w/-]|\.\w)")
+
+
 def is_specific(text: str) -> bool:
     """A statement about this project or its software, not generic talk: it names code, a file
     or path, a number, a literal, a flag, a tool or product, or speaks of software at all.
     ("Client feedback is a valuable asset." is not; "Always add docstrings." and "Always use
-    pnpm." are.)"""
+    pnpm." are.) An acronym standing alone is not enough ("use the IT room from now on", "ORBIT
+    has always had a remote-friendly policy"): organisations and departments have them too."""
+    text = _LONE_ACRONYM.sub(" ", text)
     return bool(
         _CODEISH.search(text)
         or _LITERAL.search(text)

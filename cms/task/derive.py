@@ -41,9 +41,10 @@ _BOLD_LEAD = re.compile(
 
 
 def _units(text: str, source: str) -> list[Unit]:
-    """The sentences and bullets of a text (no code, no pasted blocks)."""
+    """The sentences and bullets of a text (no code, no pasted blocks, no lead-ins: a lead-in
+    is the context of the units below it)."""
     units = text_units(_BOLD_LEAD.sub(r"\1\2:", text), source)
-    return [u for u in units if not u.command and len(u.text) <= LONG_UNIT]
+    return [u for u in units if not (u.command or u.lead) and len(u.text) <= LONG_UNIT]
 
 
 def _push(items: list[str], text: str, keep: int) -> list[str]:

@@ -30,6 +30,19 @@ from cms.observations.factkinds import is_memory, kind_of_fact
         ("Updated all hook scripts (notify-session.sh, tool-call-capture.sh)", "learning"),
         ("spotter-4te.2 - W3C traceparent header propagation in plugin hook scripts", "learning"),
         ("Make sure the build passes before you merge.", "preference"),
+        ("Run the tests with `mix test`", "command"),  # a command the turn ran
+        ("Run with `mix phx.server`", "command"),
+        ("mix igniter.install can add them to mix.exs automatically", "learning"),  # what it can
+        # inline code kept in its backticks names code; it prescribes nothing by itself
+        ("Run `mix credo gen.config` — generates `.credo.exs` with defaults", "command"),
+        ("Run `bd ready` to see available work.", "command"),
+        ("Updated all hook scripts (`notify-session.sh`, `tool-call-capture.sh`)", "learning"),
+        (
+            "Dialyzer says `hex_trace_id` always returns a binary, so the catch-all clause is "
+            "unreachable.",
+            "learning",
+        ),
+        ("Always use `pnpm` in this repo.", "preference"),
     ],
 )
 def test_a_fact_gets_the_kind_its_wording_gives_evidence_for(fact: str, kind: str) -> None:

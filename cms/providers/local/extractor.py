@@ -54,8 +54,7 @@ def collect_candidates(exchange: Exchange, namer: PathNamer) -> list[Candidate]:
         found += [cand] if cand else []
     if edited_paths(exchange) or any(c.kind in _RESULTS for c in found):
         found = [c for c in found if c.kind != "task"]  # a request done in its own turn
-    mentioned = " ".join(c.text for c in found)  # files these facts name are not listed again
-    found += tool_candidates(exchange, namer, mentioned, 100_000)
+    found += tool_candidates(exchange, namer, 100_000)
     out: list[Candidate] = []
     seen: set[str] = set()
     for cand in found:

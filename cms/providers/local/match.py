@@ -56,8 +56,10 @@ def _old_choices(text: str) -> frozenset[str]:
     return frozenset(t for chunk in found for t in terms_of(chunk))
 
 
-def _slots(text: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...], int, int]]:
-    """Each number with the word before it and the two words after it (its 'slot')."""
+@lru_cache(maxsize=4096)
+def _slots(text: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...], int, int], ...]:
+    """Each number with the word before it and the two words after it (its 'slot'); the same
+    stored facts are compared with every candidate of a turn, so they are worked out once."""
     out = []
     for m in _NUMBER.finditer(text):
         after = [t for t in tokenize(text[m.end() : m.end() + 60]) if not t[0].isdigit()][:2]
@@ -65,7 +67,7 @@ def _slots(text: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...], int, 
             t for t in tokenize(text[max(0, m.start() - 40) : m.start()]) if not t[0].isdigit()
         ][-1:]
         out.append((m.group(0), tuple(before), tuple(after), m.start(), m.end()))
-    return out
+    return tuple(out)
 
 
 def substitute_value(old: str, new: str) -> str | None:
@@ -78,6 +80,17 @@ def substitute_value(old: str, new: str) -> str | None:
             if same and nvalue != value:
                 return old[:start] + nvalue + old[end:]
     return None
+
+
+_COMMAND_SLOT = re.compile(r"^([A-Z][\w ]{0,40}?) `([\w./:-]+)[ `]")
+
+
+@lru_cache(maxsize=4096)
+def command_slot(text: str) -> tuple[str, str] | None:
+    """What a command fact says how to do, and with which program ("Run the tests with",
+    "mix"): a later run of the same program for the same purpose replaces it."""
+    found = _COMMAND_SLOT.match(text)
+    return (found.group(1), found.group(2)) if found else None
 
 
 @dataclass
@@ -220,6 +233,9 @@ class StoredFacts:
         sat: Satellite,
         fterms: frozenset[str],
     ) -> tuple[float, Revision] | None:
+        slot = command_slot(cand.text) if cand.kind == "command" else None
+        if slot is not None and command_slot(sat.text) == slot:
+            return 3.0, Revision("replace", planet, sat, cand.text)  # the latest run decides
         fwords, fvalues = self._split(sat.id, fterms)
         shared = words & fwords
         if cand.kind == "done":  # a finished todo item retires its TODO fact only

@@ -14,6 +14,7 @@ from cms.observations.wording import (
     announces_rule,
     has_code,
     is_courtesy,
+    is_exclusion,
     is_general,
     is_narration,
     is_personal,
@@ -21,6 +22,7 @@ from cms.observations.wording import (
     is_rule,
     is_specific,
 )
+from cms.providers.local.findings import is_finding, is_transient
 from cms.providers.local.sentences import (
     Candidate,
     Unit,
@@ -54,6 +56,18 @@ _FIX = re.compile(
     r"(?:fails|failed|failing|broke|breaks) because|resolved by|workaround|turned out)\b",
     re.I,
 )
+# a cause supposed, not found: "The issue might be that ...", "it's probably caused by ..."
+_GUESS = re.compile(
+    r"\b(?:might|may|could) (?:be|have|also)\b|\b(?:probably|possibly|perhaps|maybe|likely)\b"
+)
+# the agent's next step with the reason or the constraint it was chosen for: a decision
+_REASON = re.compile(
+    r"\b(?:so (?:that|both|the|it|we|they|all|each|every)|since|because|without|instead)\b"
+)
+_TENTATIVE = re.compile(
+    r"^(?:first,? |then,? )?(?:let me|i'll|i will) (?:try|first|quickly)\b|^first,"
+)
+_SUPPOSED = re.compile(r"^[^,;]{0,60}\b(?:might|may|could) (?:be|have)\b")  # its main verb
 _DECISION_STRONG = re.compile(
     r"\b(?:decided|decide to|decision|chose|choose|chosen|opted|opt for|settled on|going with|"
     r"go with|went with|switch(?:ed|ing)? (?:over )?(?:back )?(?:from [^.;]{1,40} )?to|"
@@ -85,13 +99,15 @@ _TODO = re.compile(
     r"\b(?:may|might|will) (?:still )?need|\b(?:fix|revisit|handle|do|tune|clean)(?: \w+)? later)\b",
     re.I,
 )
+# a heading or lead-in over open items; "todo" only as the heading's first or last word ("TODO",
+# "Open TODOs:"), not as a noun ("TODO App Creation Complete"), and never under a tick
 _TODO_CONTEXT = re.compile(
-    r"\b(?:next steps?|todo|open questions?|remaining|follow[- ]?ups?|"
-    r"future work|not done|left)\b"
+    r"^(?![\u2705\u2714\u2713])(?:.*\b(?:next steps?|open questions?|remaining|follow[- ]?ups?|"
+    r"future work|not done|left)\b|\W*to-?dos?\b|.*\bto-?dos?\W*$)"
 )
 _CHANGE = re.compile(
-    r"^(?:i |we )?(?:have |'ve )?(?:now |also )?(?:implemented|added|created|updated|changed|"
-    r"removed|deleted|renamed|refactored|replaced|moved|wired|configured|enabled|disabled|"
+    r"^(?:(?:i|we)(?:'ve| have)? )?(?:now |also |\w+ly )?(?:implemented|added|created|updated|"
+    r"changed|removed|deleted|renamed|refactored|replaced|moved|wired|configured|enabled|disabled|"
     r"installed|upgraded|bumped|extracted|introduced|rewrote|rewritten|merged|converted|set up|"
     r"wrote|documented|restructured|simplified|registered|instrumented|raised|lowered|increased|"
     r"decreased|reduced|limited|capped)\b|\bnow (?:[a-z]{3,}s|has)\b|\b(?:has|have|was|were) been (?:added|"
@@ -104,7 +120,9 @@ _CHANGE_CONTEXT = re.compile(
     r"\u8ffd\u52a0"
 )
 _ERROR = re.compile(
-    r"\b(?:error|errors|exception|traceback|fails?|failed|failing|failure|crash(?:es|ed)?|"
+    r"\b(?:(?:error|exception)(?! (?:handling|handlers?|messages?|codes?|boundar\w+|spans?|"
+    r"logging|reporting|responses?|pages?|states?|types?|tracking|cases?)\b)|errors|traceback|"
+    r"fails?|failed|failing|failure|crash(?:es|ed)?|"
     r"broken|doesn'?t (?:seem to )?(?:work|start|run|load|compile|build)|does not (?:work|start)|"
     r"not working|can'?t|cannot|unable to|timed? out|refused|undefined|not found)\b",
     re.I,
@@ -170,6 +188,12 @@ _STANDING = re.compile(
     r"(?:new|future)|in (?:the )?future|continue)\b"
 )
 _RECOMMEND = re.compile(r"^(?:[^,]{1,40}, )?consider using\b|\byou (?:can|should) use\b")
+# a subordinate clause before the main one ("Given the time constraints, let me ...", "Since
+# there are no files, I'll ..."): the main clause says what the sentence does
+_FRONTED = re.compile(
+    r"^(?:given|since|as|because|before|after|now that|once|while|if|to|with|for|regarding|"
+    r"when it comes to|in terms of)\b[^,]{3,160},\s+"
+)
 _LEAD_CLAUSE = re.compile(r"^(?:(?:from now on|going forward|moving forward|for now),? )+")
 _PROPOSAL = re.compile(r"^(?:i'd |i would |i )?(?:suggest|recommend|propose)\b|^my suggestion\b")
 _PRONOUN = re.compile(r"^(?:it|this|that|these|those|they|he|she|which|there|here)\b", re.I)
@@ -180,6 +204,17 @@ _OFFER = re.compile(
     re.I,
 )
 _REQUEST = re.compile(r"^(?:can|could|would|will) you\b|^please\b", re.I)
+# a command to run, given in prose: "Run `mix credo gen.config` - generates .credo.exs", "Run bd
+# show spotter-4te to see the issue details": the verb, then code in backticks or a short
+# lower-case program and its subcommand (not "run the tests", "run tests with ...")
+_RUN_CODE = re.compile(r"^(?:please |then |first,? |also )?(?:run|execute)\s+`[^`]+`", re.I)
+_RUN_PLAIN = re.compile(
+    r"^(?:please |then |first,? |also )?(?:run|execute)\s+(?!(?:the|a|an|this|that|these|those|"
+    r"it|them|all|your|our|my|some|any|each|every|both|again|once|tests?|checks?)\b)[a-z][a-z0-9-]"
+    r"{0,4}\s+(?!(?:with|to|for|in|on|at|and|or|before|after|first|again|now|then)\b)"
+    r"[a-z0-9][\w.:/-]*(?:\s|$)",
+    re.I,
+)
 _TASK = re.compile(
     r"^(?:please |can you |could you |would you |let's |lets |we need to |i want (?:you )?to |"
     r"i need (?:you )?to )?(?:add|update|make|fix|create|implement|change|remove|rename|refactor|"
@@ -198,9 +233,10 @@ _BASE = {
     "change": 4.0,
     "file": 3.5,
     "error": 3.5,
-    "learning": 2.5,
+    "learning": 3.0,
     "status": 2.0,
     "task": 2.5,
+    "command": 4.0,
 }
 
 
@@ -233,14 +269,21 @@ def _classify(unit: Unit) -> str | None:
     text, low, source = unit.text, unit.text.lower(), unit.source
     if _CJK.search(text):
         return _classify_cjk(unit)
-    narration = source == "assistant" and bool(is_narration(low))
+    main = _FRONTED.sub("", low)  # the main clause: "Given ..., let me ..." narrates
+    narration = source == "assistant" and bool(is_narration(low) or is_narration(main))
+    if narration and _REASON.search(main) and not (_GUESS.search(low) or _TENTATIVE.match(main)):
+        return "decision"  # "I'll make get_current_trace_id public so both ... can use it"
+    if unit.lead:
+        return None  # a lead-in introduces what follows; it says something only with a reason
     if source == "user" and is_personal(text):
         return "preference"  # the user's own ("I prefer ...", "never ask me ..."): every project
+    if _RUN_CODE.match(strip_lead(unit.raw.lstrip("-*+ "))) or _RUN_PLAIN.match(text):
+        return "command"  # "Run `mix credo gen.config` - generates .credo.exs with defaults"
     if _FIX.search(low) and not low.startswith(("let me", "i need to", "i'll", "i will")):
-        return "fix"
+        return None if _GUESS.search(low) else "fix"  # "the issue might be ...": a guess
     if source == "assistant" and _COMMITMENT.match(low) and _STANDING.search(low):
         return "preference"
-    if _OPTION.match(low) and not is_rule(unit.raw):
+    if _OPTION.match(_FRONTED.sub("", low)) and not is_rule(unit.raw):
         return None  # "we can also use fitness trackers": a possibility, not a choice
     if _DECISION_STRONG.search(low):
         return "decision"
@@ -278,6 +321,10 @@ def _classify(unit: Unit) -> str | None:
         return "decision"  # an item under "Decisions", "Constraints", "Out of scope", ...
     if _FACTS_CONTEXT.search(unit.context) and has_code(unit.raw):
         return "learning"  # an item under "Tech stack", "Components", "Architecture", ...
+    if unit.item and is_exclusion(text):
+        return "decision"  # "No custom Credo checks": a scope ruled out
+    if source == "assistant" and not unit.item and is_finding(text, unit.raw):
+        return "learning"  # "The record has hex_trace_id as a binary already."
     return None
 
 
@@ -361,13 +408,18 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
         if kind is None or (kind == "task" and task_taken):
             continue
         personal = kind == "preference" and unit.source == "user" and is_personal(text)
-        if kind != "revert" and not (is_specific(text) or _SETTLED.search(low) or personal):
+        placed = unit.item and bool(_DECIDED_CONTEXT.search(unit.context))  # "Out of scope"
+        if kind != "revert" and not (
+            is_specific(text) or _SETTLED.search(low) or personal or placed
+        ):
             continue  # generic talk ("Feedback is a valuable asset."): nothing of this project
+        if kind == "learning" and (is_transient(text) or _SUPPOSED.match(low)):
+            continue  # "... is starting in the background", "The issue might be that ..."
         if announces_rule(text):
             continue  # "This is an update to our naming convention.": the rule comes elsewhere
         if size < 3 and not (unit.source == "user" and kind in ("decision", "preference")):
             continue  # two words are enough only for a user's own rule ("Always use pnpm")
-        if kind in _RESULTS and under_plan(unit.context):
+        if kind in _REPORTS and under_plan(unit.context, unit.outline):
             continue  # an item of a plan or of acceptance criteria is not a result
         task_taken = task_taken or kind == "task"
         score = 0.0 if kind == "revert" else _score(kind, unit, text)
@@ -378,6 +430,7 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
 
 
 _RESULTS = ("change", "status")
+_REPORTS = (*_RESULTS, "file")  # what was done or changed: never so when it is planned
 
 
 def _noise_shape(unit: Unit, text: str) -> bool:

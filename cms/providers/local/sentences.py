@@ -34,6 +34,9 @@ class Unit:
     context: str  # nearest heading or lead-in line, lower-cased
     position: float  # 0..1 within its source text
     command: bool = False  # a one-line command from a code block
+    outline: str = ""  # the headings above it, outermost first, lower-cased (" / " between)
+    item: bool = False  # a list item (bullet or numbered), not running prose
+    lead: bool = False  # a lead-in ("I'll add spans for join ... without per-line spans:")
 
 
 # -- cleaning ------------------------------------------------------------------------------
@@ -67,6 +70,7 @@ def strip_markdown(text: str) -> str:
     text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
     text = re.sub(r"(?<!\w)_(?![\s_])(.+?)(?<![\s_])_(?!\w)", r"\1", text)
     text = re.sub(r"~~(.+?)~~", r"\1", text)
+    text = re.sub(r"(?<=\w)\u2019(?=\w)", "'", text)  # "I\u2019m" reads as "I'm"
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -189,7 +193,9 @@ def mostly_placeholders(text: str) -> bool:
 
 _BULLET = re.compile(r"^(?:[-*+\u2022]|\d{1,3}[.)])\s+(.*)$")
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[\u3002\uff01\uff1f])")
+_SENTENCE_END = re.compile(
+    r"(?:(?<=[.!?])|(?<=[.!?][\"\u201d]))\s+(?=[A-Z0-9\"'(\[])|(?<=[\u3002\uff01\uff1f])"
+)
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr|No)\.|\b[A-Z]\.)$")
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "terminal", "cmd", "powershell"}
 
@@ -204,22 +210,41 @@ def _sentences(paragraph: str) -> list[str]:
     return parts
 
 
+def _quote_depth(line: str) -> tuple[int, str]:
+    """How many blockquote markers (">") open a line, and the line without them."""
+    depth = 0
+    while line.startswith(">"):
+        depth += 1
+        line = line[1:].lstrip()
+    return depth, line
+
+
+_NUMBERED_BOLD = re.compile(r"^(\*\*|__)(\d{1,3}[.)])\s+")
+
+
 def text_units(text: str, source: str) -> list[Unit]:
-    """Sentences, bullets, table rows and one-line commands of one text, in order."""
-    pieces: list[tuple[str, str, bool]] = []  # (raw text, context, is command)
+    """Sentences, bullets, table rows and one-line commands of one text, in order. A fenced
+    block is code wherever it opens (in a blockquote too); a heading inside a blockquote sits
+    under the headings around the quote; the last sentence before a colon ("**Output files:**",
+    "Let me run the tests:") is a lead-in: the context of what follows, a unit marked `lead`."""
+    pieces: list[tuple[str, str, bool, str, bool]] = []  # raw, context, command, outline, item
     heading = context = header_row = ""
+    headings: list[tuple[int, str]] = []  # (level, title) of the open sections
     paragraph: list[str] = []
     fence: list[str] | None = None
     fence_lang = ""
 
-    def flush() -> None:
+    def outline() -> str:
+        return " / ".join(title for _, title in headings)
+
+    def flush(item: bool = False) -> None:
         if paragraph:
             for sentence in _sentences(" ".join(paragraph)):
-                pieces.append((sentence, context, False))
+                pieces.append((sentence, context, False, outline(), item))
             paragraph.clear()
 
     for line in clean_text(text).splitlines():
-        stripped = line.strip()
+        depth, stripped = _quote_depth(line.strip())
         if stripped.startswith(("```", "~~~")):
             if fence is None:
                 flush()
@@ -227,19 +252,22 @@ def text_units(text: str, source: str) -> list[Unit]:
             else:
                 lines = [x.strip().removeprefix("$ ") for x in fence if x.strip()]
                 if fence_lang in _SHELL_LANGS and 0 < len(lines) <= 4:
-                    pieces.extend((x, context, True) for x in lines if len(x) <= 200)
+                    pieces.extend(
+                        (x, context, True, outline(), False) for x in lines if len(x) <= 200
+                    )
                 fence = None
             continue
         if fence is not None:
-            fence.append(line)
+            fence.append(stripped)
             continue
-        stripped = stripped.lstrip("> ").strip() if stripped.startswith(">") else stripped
         if not stripped:
             flush()
             continue
         if match := _HEADING.match(stripped):
             flush()
             heading = context = strip_markdown(match.group(1)).lower()
+            level = 6 * depth + len(stripped) - len(stripped.lstrip("#"))
+            headings = [h for h in headings if h[0] < level] + [(level, heading)]
             continue
         if stripped.startswith("|"):
             flush()
@@ -251,28 +279,36 @@ def text_units(text: str, source: str) -> list[Unit]:
             row = [c for c in cells if c and c not in ("-", "\u2014")]
             if len(row) >= 2:
                 header_row = f"{row[0]}: {', '.join(row[1:])}"
-                pieces.append((header_row, context, False))
+                pieces.append((header_row, context, False, outline(), True))
             continue
+        stripped = _NUMBERED_BOLD.sub(r"\2 \1", stripped)  # "**1. Configure ...**"
         if match := _BULLET.match(stripped):
             flush()
             paragraph.append(match.group(1))
-            flush()
+            flush(item=True)
             continue
         if not paragraph:
             context = heading
         paragraph.append(stripped)
-        if stripped.endswith((":", "\uff1a")):
-            lead = " ".join(paragraph)
-            paragraph.clear()
+        if strip_markdown(stripped).endswith((":", "\uff1a")):
+            # only the last sentence leads in ("309 tests, all passing. Let me run the gate:")
+            *before, lead = _sentences(" ".join(paragraph))
+            paragraph[:] = before
+            flush()
             context = strip_markdown(lead).lower()
+            pieces.append((lead, context, False, outline(), False))  # a lead-in, marked below
     flush()
     total = max(len(pieces), 1)
     units = []
-    for i, (raw, ctx, is_command) in enumerate(pieces):
+    for i, (raw, ctx, is_command, above, item) in enumerate(pieces):
         plain = raw if is_command else strip_markdown(raw)
-        if not is_command and plain.endswith((":", "\uff1a")):
-            continue
-        units.append(Unit(plain, raw, source, ctx, (i + 1) / total, is_command))
+        leads_in = not is_command and plain.endswith((":", "\uff1a"))
+        if leads_in and (item or ctx != plain.lower()):
+            continue  # a list item or table row that introduces more: its items say it
+        if leads_in:
+            plain = plain[:-1].rstrip()
+        position = (i + 1) / total
+        units.append(Unit(plain, raw, source, ctx, position, is_command, above, item, leads_in))
     return units
 
 
@@ -283,7 +319,8 @@ def prompt_text(exchange: Exchange) -> str:
 
 def topic_units(exchange: Exchange) -> tuple[str, str]:
     """The cleaned user prompt and assistant text (for key terms and titles)."""
-    return (
-        " ".join(u.text for u in text_units(prompt_text(exchange), "user") if not u.command),
-        " ".join(u.text for u in text_units(exchange.assistant, "assistant") if not u.command),
-    )
+
+    def joined(text: str, source: str) -> str:
+        return " ".join(u.text for u in text_units(text, source) if not (u.command or u.lead))
+
+    return joined(prompt_text(exchange), "user"), joined(exchange.assistant, "assistant")

@@ -44,7 +44,8 @@ _CHECKBOX = re.compile(r"^\s*(?:[-*+]\s+)?\[[ xX]\]\s+")
 _CROSS = re.compile(r"[\u274c\u2716\u2717]")
 _TICK_AFTER = re.compile(r"\S.*[\u2705\u2714\u2713]")  # a tick after the text: a cell's verdict
 _PLAN_CONTEXT = re.compile(
-    r"\b(?:plan|steps?|checklist|criteria|acceptance|verification|verify|success|phases?|"
+    r"\b(?:plan|steps?|checklist|criteria|acceptance|definition of done|verification|verify|"
+    r"success|phases?|"
     r"milestones?|options?|choices?|next|would|will|to do|proposed|proposal|approach(?:es)?|"
     r"alternatives?|goals?|scope|deliverables?)\b"
 )
@@ -62,10 +63,17 @@ def is_verdict_cell(text: str) -> bool:
     return bool(_CROSS.search(text) or _TICK_AFTER.search(text.strip()))
 
 
-def under_plan(context: str) -> bool:
-    """The unit sits under a heading or lead-in about a plan, options or criteria: its items
-    are what would be done or checked, not what was done."""
-    return bool(_PLAN_CONTEXT.search(context))
+_PLAN_OUTLINE = re.compile(
+    r"\b(?:plans?|planned|proposed|proposals?|options?|alternatives?|acceptance criteria|"
+    r"roadmap|next steps)\b"
+)
+
+
+def under_plan(context: str, outline: str = "") -> bool:
+    """The unit sits under a heading or lead-in about a plan, options or criteria (its lead-in
+    or nearest heading, or any heading above it: "Proposed Beads" / "Task 1" / "Output files"):
+    its items are what would be done or checked, not what was done."""
+    return bool(_PLAN_CONTEXT.search(context) or _PLAN_OUTLINE.search(outline))
 
 
 # -- cheers, praise, evaluative remarks -------------------------------------------------------
@@ -146,7 +154,8 @@ _DEICTIC_RULE = re.compile(
 )
 _ANNOUNCE = re.compile(
     r"\b(?:emphasi[sz]e|stress|highlight|underline|discuss|talk about|touch on|touch base on|"
-    r"mention|bring up|go over|remind you of)\s+(?:\w+\s+){0,3}?(?:importance|aspect|topic|"
+    r"mention|bring up|go over|remind you of)\s+(?:\w+\s+){0,3}?(?:importance|value|benefits?|"
+    r"aspect|topic|"
     r"matter|something|thing|point|practice|strateg(?:y|ies)|update|change)\b|"
     r"\b(?:a few|a couple of|several|some)\s+(?:\w+\s+)?(?:strateg(?:y|ies)|things|changes|"
     r"practices|guidelines|ideas|tips)\b|\bsomething (?:different|new|else)\b|"
@@ -155,7 +164,9 @@ _ANNOUNCE = re.compile(
     r"practice|strateg(?:y|ies)|guidelines?|approach|standard|style)\b",
     re.I,
 )
-_LITERAL = re.compile(r"'[^'\s][^']{0,40}'|\"[^\"]{1,40}\"|`[^`]{1,60}`|\b\w+_\w*\b|\b_\w+")
+_LITERAL = re.compile(  # a quoted value (an apostrophe inside a word, "we're", quotes nothing)
+    r"(?<!\w)'[^'\s][^']{0,40}'(?!\w)|\"[^\"]{1,40}\"|`[^`]{1,60}`|\b\w+_\w*\b|\b_\w+"
+)
 _NEXT_MINUTE = re.compile(
     r"^(?:and |so |then |now |first,? )?(?:i|we)(?:'ll| will| am going to|'m going to| are "
     r"going to)\s+(?:also\s+)?(?:go through|show|walk|get|help|work through|start|begin|take a "

@@ -130,6 +130,10 @@ _COMMAND_SCORE = {
 # -- commands ------------------------------------------------------------------------------------
 
 
+_STEP_SEPARATOR = re.compile(r"\s*(;|&&)\s*")
+_PRINTED = re.compile(r"(?:echo|printf|clear|true)\b")
+
+
 def clean_command(command: str) -> str:
     """The command without `cd dir &&` prefixes, output plumbing and trailing pagers."""
     line = command.strip().splitlines()[0] if command.strip() else ""
@@ -144,7 +148,13 @@ def clean_command(command: str) -> str:
     line = " | ".join(kept)
     line = re.sub(r"\s*(?:2>&1|>\s*/dev/null|2>\s*/dev/null|&)\s*$", "", line)
     line = re.sub(r"\s*(?:2>&1|>\s*/dev/null)\s*", " ", line)
-    return re.sub(r"\s+", " ", line).strip()
+    steps = _STEP_SEPARATOR.split(line)  # a separator printed between steps is no step
+    while len(steps) > 1 and _PRINTED.match(steps[-1] or "echo"):
+        steps = steps[:-2]
+    for i in range(len(steps) - 3, -1, -2):
+        if _PRINTED.match(steps[i]):
+            del steps[i : i + 2]
+    return re.sub(r"\s+", " ", " ".join(steps)).strip()
 
 
 def command_kind(command: str) -> str | None:
@@ -317,6 +327,8 @@ def _command_facts(exchange: Exchange, start: int) -> list[Candidate]:
             last[key] = (order, tool)
     out: list[Candidate] = []
     for key, (order, tool) in last.items():
+        if not tool.is_error and _variant_of_better(key, runs, last):
+            continue
         if not tool.is_error:
             cand = command_candidate(key, order, runs[key])
             out += [cand] if cand else []
@@ -327,9 +339,28 @@ def _command_facts(exchange: Exchange, start: int) -> list[Candidate]:
     return out
 
 
-def _file_facts(
-    exchange: Exchange, namer: PathNamer, mentioned: str, start: int
-) -> list[Candidate]:
+def _variant_of_better(key: str, runs: Counter[str], last: dict[str, tuple[int, ToolCall]]) -> bool:
+    """Another successful command of the same kind and program ran more often this turn (ties:
+    the shorter one, the plain form): `mix test --seed 0` is a variant of `mix test`. One fact
+    says how the project runs its tests, not one per flag tried."""
+
+    def head(command: str) -> tuple[str | None, tuple[str, ...]]:
+        return command_kind(command), tuple(command.split()[:2])
+
+    mine = head(key)
+    return any(
+        other != key
+        and not tool.is_error
+        and head(other) == mine
+        and (runs[other], -len(other)) > (runs[key], -len(key))
+        for other, (_, tool) in last.items()
+    )
+
+
+def _file_facts(exchange: Exchange, namer: PathNamer, start: int) -> list[Candidate]:
+    """A created file whose content opens with a docstring or header comment: what it is for
+    ("Created src/billing/tax.py: VAT rules per country for invoices."). A bare list of the
+    files a turn edited is not kept: it says nothing the repository's history does not."""
     written: dict[str, tuple[str, str, int]] = {}  # name -> (verb, purpose, order)
     for order, tool in enumerate(exchange.tools, start=start):
         if tool.is_error:
@@ -340,25 +371,11 @@ def _file_facts(
             if tool.name.lower() in _WRITE_TOOLS and "updated" not in tool.output.lower():
                 verb = verb or "Created"
             written[name] = (verb or "Edited", purpose or _purpose(tool), first)
-    out: list[Candidate] = []
-    plain: dict[str, list[str]] = {"Created": [], "Edited": []}
-    for name, (verb, purpose, order) in written.items():
-        if purpose:
-            out.append(Candidate(trim_fact(f"{verb} {name}: {purpose}"), "file", 3.5, order))
-        elif name.rsplit("/", 1)[-1] not in mentioned:  # the text already says what changed
-            plain[verb].append(name)
-    for verb, names in plain.items():
-        if names:
-            more = f" (+{len(names) - 6} more)" if len(names) > 6 else ""
-            out.append(
-                Candidate(
-                    trim_fact(f"{verb} {', '.join(names[:6])}{more}"),
-                    "file",
-                    2.0,
-                    start + len(exchange.tools),
-                )
-            )
-    return out
+    return [
+        Candidate(trim_fact(f"{verb} {name}: {purpose}"), "file", 3.5, order)
+        for name, (verb, purpose, order) in written.items()
+        if purpose
+    ]
 
 
 _PLAN_ITEM = re.compile(
@@ -398,12 +415,10 @@ def _plan_facts(exchange: Exchange, start: int) -> list[Candidate]:
     return out
 
 
-def tool_candidates(
-    exchange: Exchange, namer: PathNamer, mentioned: str, start: int
-) -> list[Candidate]:
+def tool_candidates(exchange: Exchange, namer: PathNamer, start: int) -> list[Candidate]:
     """Command, error, file and todo facts of the exchange's tool calls."""
     return (
         _command_facts(exchange, start)
-        + _file_facts(exchange, namer, mentioned, start)
+        + _file_facts(exchange, namer, start)
         + _plan_facts(exchange, start + 2 * len(exchange.tools) + 1)
     )

@@ -191,3 +191,33 @@ def test_a_list_item_takes_its_kind_from_the_heading_above_it() -> None:
     facts = stored("Write the plan for the quality tools.", answer)
     assert "No CI integration for the quality checks yet" in facts
     assert "Next.js 15.5.2 with the App Router" in facts
+
+
+def test_office_talk_with_a_company_name_or_a_verb_that_looks_like_code_is_not_memory() -> None:
+    # MemoryCode mentor shapes: a company's name at the end, "commit to" as a verb, an idiom
+    # behind a fronted phrase, a quotation whose closing mark ends the sentence
+    facts = stored(
+        "We're a team, and we want to make sure you have the best experience possible as a new "
+        "member of ORBIT. I want you to commit to taking at least seven days of vacation per "
+        "year. As for stability, we can never be too thorough in our testing.",
+        "As Edison said, \"I've just found 10,000 ways that won't work.\" It's all about "
+        "reframing our perspective on failure.",
+    )
+    assert facts == []
+
+
+def test_error_handling_as_a_feature_is_not_a_problem_seen() -> None:
+    facts = stored(
+        "Build the TODO app.", "## Features\n- Complete CRUD operations with error handling"
+    )
+    assert facts == []
+    assert stored("Why is it broken?", "The `fetchTodos()` call throws an error on an empty list.")
+
+
+def test_emphasising_the_value_of_a_quality_announces_no_rule_even_with_apostrophes() -> None:
+    # "we're ... it's" once read as a quoted literal ('re using ... it'), which exempted it
+    assert refers_to_rule(
+        "As we're using agile methodologies, I think it's important to emphasize the value of "
+        "adaptability and quick response to change."
+    )
+    assert not refers_to_rule("From now on, start all your function names with 'c_'.")
