@@ -256,7 +256,7 @@ def test_a_command_given_in_prose_is_kept_as_a_command() -> None:
         "Run bd show spotter-4te to see the issue details and bd ready to find available "
         "subtasks." in stored
     )
-    assert "Run mix credo gen.config — generates .credo.exs with defaults" in stored
+    assert "Run `mix credo gen.config` — generates `.credo.exs` with defaults" in stored
     assert not any("tests again" in f for f in stored)
 
 

@@ -33,7 +33,7 @@ def stored(user: str, assistant: str) -> list[str]:
 )
 def test_the_agent_stating_how_a_named_thing_is_is_a_finding(sentence: str) -> None:
     assert is_finding(sentence, sentence)
-    assert stored("Continue implementation", sentence) == [sentence.replace("`", "")]
+    assert stored("Continue implementation", sentence) == [sentence]  # inline code kept
 
 
 @pytest.mark.parametrize(
@@ -127,9 +127,9 @@ def test_the_agents_step_with_its_reason_is_a_decision_a_tentative_step_is_not()
     )
     facts = stored("Continue implementation", answer)
     assert facts == [
-        "I'll make get_current_trace_id public so both the controllers and the enqueue path can "
-        "use it",
-        "Let me also remove the .dialyzerignore file since we no longer need it",
+        "I'll make `get_current_trace_id` public so both the controllers and the enqueue path "
+        "can use it",
+        "Let me also remove the `.dialyzerignore` file since we no longer need it",
     ]
     assert all(kind_of_fact(f) == "decision" for f in facts)
 

@@ -45,7 +45,7 @@ def test_code_fenced_inside_a_blockquote_is_not_a_sentence() -> None:
 
 def test_a_bold_lead_in_and_the_headings_above_give_an_item_its_context() -> None:
     units = {u.text: u for u in text_units(PLAN, "assistant")}
-    item = units["mix.exs — updated with three new dependencies"]
+    item = units["`mix.exs` — updated with three new dependencies"]
     assert item.context == "output files:"
     assert item.outline == "proposed beads / task 1: install quality tools and configure credo"
     assert item.item
@@ -58,7 +58,7 @@ def test_file_lines_and_done_criteria_of_a_proposed_plan_are_not_stored_as_resul
 
 def test_file_lines_of_a_change_summary_are_still_kept() -> None:
     answer = "## Summary\n\nChanged files:\n- `mix.exs` — adds credo and dialyxir as dev deps\n"
-    assert "mix.exs — adds credo and dialyxir as dev deps" in stored("Add credo.", answer)
+    assert "`mix.exs` — adds credo and dialyxir as dev deps" in stored("Add credo.", answer)
 
 
 def test_a_bold_numbered_line_is_one_item_not_a_sentence_cut_after_its_number() -> None:
