@@ -91,7 +91,7 @@ def replay(
     from cms.worker import queue
     from cms.worker.currenttask import update_task
     from cms.worker.drain import drain_chat
-    from cms.worker.projectsync import sync_project_memory
+    from cms.worker.projectsync import index_chat_summaries, sync_project_memory
     from cms.worker.update import update_chat_map
 
     config = load_command_config()
@@ -135,6 +135,7 @@ def replay(
         warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
         sync_project_memory(session_id, str(folder), exchanges[-1].agent if exchanges else None)
         index_replayed(folder, session_id, exchanges)
+        index_chat_summaries(session_id, str(folder), str(transcript))
     captured = None
     if capture and exchanges:
         queue.enqueue(

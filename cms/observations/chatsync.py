@@ -168,6 +168,22 @@ def index_exchange(
     return memory.store.write(lambda c: index_passages(c, session, turn, passages, now=stamp))
 
 
+def index_summaries(memory: ProjectMemory, session: str, summaries: list[list[str]]) -> int:
+    """Index the passages of each compaction summary of a chat (already redacted), numbered in
+    order from 1; indexing them again replaces them. Returns how many passages were indexed."""
+    stamp = time.time()
+
+    def run(conn: Any) -> int:
+        return sum(
+            index_passages(
+                conn, session, 0, [("summary", p) for p in texts], now=stamp, summary=number
+            )
+            for number, texts in enumerate(summaries, start=1)
+        )
+
+    return int(memory.store.write(run))
+
+
 def rebuild_fact_index(memory: ProjectMemory, maps: Iterable[CorrelationMap]) -> int:
     """Rebuild the project's fact index from its chat maps, oldest chat first (so that later
     statements supersede earlier ones), and the observations' text index; returns the number of

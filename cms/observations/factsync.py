@@ -109,21 +109,26 @@ def index_passages(
     passages: list[tuple[str, str]],
     *,
     now: float,
+    summary: int = 0,
 ) -> int:
     """Index what was said in one turn of a chat, as (speaker, text) passages, so that a later
     chat finds it even when no fact was extracted; a turn indexed again replaces its passages.
-    Passages never supersede anything; a later fact of the same subject supersedes them. Their
-    time is in whole seconds, as map times are, so that order decides within one second."""
+    With `summary` (its 1-based number in the chat) they are the passages of a compaction
+    summary instead ("S<n>.<k>", replaced alike). Passages never supersede anything; a later
+    fact of the same subject supersedes them. Their time is in whole seconds, as map times
+    are, so that order decides within one second."""
     stamp = float(int(now))
+    prefix = f"S{summary}." if summary else f"T{turn}."
     conn.execute(
         "DELETE FROM facts WHERE session = ? AND kind = ? AND fact_id LIKE ?",
-        (session, PASSAGE, f"T{turn}.%"),
+        (session, PASSAGE, f"{prefix}%"),
     )
     for n, (speaker, text) in enumerate(passages, start=1):
+        where = f"compaction summary {summary}" if summary else f"turn {turn}, {speaker}"
         conn.execute(
             "INSERT INTO facts (session, fact_id, sun, planet, text, kind, turn, created_at, "
             "updated_at) VALUES (?, ?, 'chat', ?, ?, ?, ?, ?, ?)",
-            (session, f"T{turn}.{n}", f"turn {turn}, {speaker}", text, PASSAGE, turn, stamp, stamp),
+            (session, f"{prefix}{n}", where, text, PASSAGE, turn, stamp, stamp),
         )
     return len(passages)
 

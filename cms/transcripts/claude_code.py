@@ -394,3 +394,20 @@ def read_exchanges(path: StrPath) -> list[Exchange]:
     if built is not None:
         exchanges.append(built)
     return exchanges
+
+
+def read_summaries(path: StrPath) -> list[str]:
+    """The compaction summaries of the chat in order (cleaned and redacted; empty ones left out):
+    what the agent wrote of the turns it was about to forget."""
+    found = []
+    for line in jsonl.iter_lines(path):
+        if b'"isCompactSummary"' not in line:
+            continue
+        record = jsonl.parse_line(line)
+        if record is None or not record.get("isCompactSummary") or record.get("isSidechain"):
+            continue
+        message = record.get("message")
+        text, _ = _content_text(message.get("content") if isinstance(message, dict) else None)
+        if summary := cleanup.clean_summary(text):
+            found.append(summary)
+    return found

@@ -22,8 +22,12 @@ USER_LIMIT = 4_000
 ASSISTANT_LIMIT = 6_000
 TOOL_INPUT_LIMIT = 300
 TOOL_OUTPUT_LIMIT = 400
+SUMMARY_LIMIT = 40_000  # a compaction summary (the agent's own account of the chat so far)
 # Tools whose result is a subagent's report: prose an agent wrote, kept like an answer.
 SUBAGENT_TOOLS = ("Task", "Agent")
+# Tools whose result is a report too: what a model read on the web, found nowhere in the repo
+# (a file's content or a command's output can be read again; these cannot).
+REPORT_TOOLS = (*SUBAGENT_TOOLS, "WebSearch", "WebFetch")
 MAX_TOOLS = 80  # a turn with more keeps the first TOOLS_HEAD and the rest from the end
 TOOLS_HEAD = 20
 MAX_FILES = 50
@@ -90,6 +94,20 @@ def clean_text(text: str, limit: int, head_share: float = 0.5) -> str:
         text = _trim_whole_words(text, int(limit * head_share) + _MARGIN, limit + 2 * _MARGIN)
     text = _BLANK_RUNS.sub("\n\n", redact_text(text))
     return trim_middle(text, limit, head_share)
+
+
+# The lines an agent wraps a compaction summary in: where it comes from, where the rest is.
+_SUMMARY_FRAME = LazyPattern(
+    r"^(?:This session is being continued from a previous conversation|If you need specific "
+    r"details from before compaction)[^\n]*$",
+    MULTILINE,
+    hints=("This session is being continued", "If you need specific details"),
+)
+
+
+def clean_summary(text: str) -> str:
+    """A compaction summary without the agent's framing lines, cleaned like any text."""
+    return clean_text(_SUMMARY_FRAME.sub("", text), SUMMARY_LIMIT)
 
 
 def _trim_whole_words(text: str, head: int, keep: int) -> str:
@@ -193,7 +211,7 @@ def add_file(files: list[str], path: object) -> None:
 
 class PendingTool:
     """A tool call while a reader collects it; `freeze` trims it into the Exchange's ToolCall
-    (a subagent's report to an answer's length, any other output to TOOL_OUTPUT_LIMIT)."""
+    (a report, REPORT_TOOLS, to an answer's length, any other output to TOOL_OUTPUT_LIMIT)."""
 
     def __init__(self, name: str, summary: str) -> None:
         self.name, self.summary, self.output, self.is_error = name, summary, "", False
@@ -203,7 +221,7 @@ class PendingTool:
             name=self.name,
             input=one_line(self.summary, TOOL_INPUT_LIMIT),
             output=clean_text(
-                self.output, ASSISTANT_LIMIT if self.name in SUBAGENT_TOOLS else TOOL_OUTPUT_LIMIT
+                self.output, ASSISTANT_LIMIT if self.name in REPORT_TOOLS else TOOL_OUTPUT_LIMIT
             ),
             is_error=self.is_error,
         )

@@ -363,3 +363,20 @@ def read_exchanges(path: StrPath) -> list[Exchange]:
     if built is not None:
         exchanges.append(built)
     return exchanges
+
+
+def read_summaries(path: StrPath) -> list[str]:
+    """The compaction summaries of the rollout in order (`compacted` records; cleaned and
+    redacted, empty ones left out)."""
+    found = []
+    for line in jsonl.iter_lines(path):
+        if b'"compacted"' not in line:
+            continue
+        record = jsonl.parse_line(line)
+        if record is None or record.get("type") != "compacted":
+            continue
+        message = _payload(record).get("message")
+        summary = cleanup.clean_summary(message) if isinstance(message, str) else ""
+        if summary:
+            found.append(summary)
+    return found

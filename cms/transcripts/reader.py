@@ -87,3 +87,10 @@ def read_exchanges(path: StrPath) -> list[Exchange]:
     if _format_of(path) == "codex":
         return codex.read_exchanges(path)
     return claude_code.read_exchanges(path)
+
+
+def read_summaries(path: StrPath) -> list[str]:
+    """The chat's compaction summaries in order, cleaned and redacted (none: an empty list)."""
+    if _format_of(path) == "codex":
+        return codex.read_summaries(path)
+    return claude_code.read_summaries(path)

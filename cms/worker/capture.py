@@ -28,7 +28,7 @@ from cms.providers.model_calls import ask_for_observations
 from cms.providers.select import make_provider
 from cms.transcripts.reader import read_exchanges
 from cms.worker.currenttask import catch_up_task
-from cms.worker.projectsync import sync_project_memory
+from cms.worker.projectsync import index_chat_summaries, sync_project_memory
 from cms.worker.update import APPLIED_KEEP, update_chat_map
 
 SESSION_TEXT_CHARS = 24_000  # the recent exchanges sent to the observe model
@@ -106,6 +106,8 @@ def run_capture(
         project_name = project_name if isinstance(project_name, str) else ""
         fold_unfolded_turns(session_id, transcript, config, project_name)
     sync_project_memory(session_id, cwd, agent)  # the fact index is whole before capture
+    if transcript:  # what the agent wrote of the turns it compacted away stays searchable
+        index_chat_summaries(session_id, cwd, transcript)
     memory = open_project_memory(cwd, create=True)
     if memory is None:  # pragma: no cover - create=True always opens
         return "no store"

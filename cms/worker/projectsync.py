@@ -1,6 +1,6 @@
 """What a finished job carries into the project's memory: the chat map's facts and rules, the
-passages of the exchange, the items the update model superseded, the semantic vectors and the
-file notes of the PreToolUse hook.
+passages of the exchange and of the chat's compaction summaries, the items the update model
+superseded, the semantic vectors and the file notes of the PreToolUse hook.
 
 A thin layer over cms.observations (chatsync) and cms.semantic for the worker and `cms replay`;
 it never creates a store for a chat without a map or folder, and decides nothing about the map.
@@ -10,47 +10,84 @@ from __future__ import annotations
 
 from cms import paths
 from cms.config import Config
-from cms.errors import MapNotFoundError
+from cms.errors import CmsError, MapNotFoundError
 from cms.excerpt import pack_sentences, sentences
+from cms.log import log_event
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
-from cms.observations.chatsync import index_exchange, retire_items, sync_chat_memory
+from cms.observations.chatsync import (
+    index_exchange,
+    index_summaries,
+    retire_items,
+    sync_chat_memory,
+)
 from cms.observations.filenotes import write_file_notes
 from cms.observations.wording import is_narration, is_question
 from cms.providers.local.sentences import clean_text
 from cms.semantic import load_embedder, update_vectors
 from cms.transcripts.exchange import Exchange
+from cms.transcripts.reader import read_summaries
 from cms.transcripts.redact import redact_text
 
 PASSAGE_CHARS = 300
 TOOL_CALL_CHARS = 200
 
 
+def _statements(text: str, *, plans: bool = False) -> list[str]:
+    """The text's sentences packed into passages, without questions; the narration of a next
+    step is left out too unless `plans` (the user's own plans are worth finding later)."""
+    kept = [s for s in sentences(clean_text(text)) if not is_question(s)]
+    if not plans:
+        kept = [s for s in kept if not is_narration(s)]
+    # packed as found: a line of a list stays whole (joined first, it had no sentence end)
+    return pack_sentences(kept, PASSAGE_CHARS)
+
+
 def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
     """What an exchange said and did, as (speaker, text) passages of whole sentences (at most
     PASSAGE_CHARS each, never a word cut): the prompt, the answer, each tool call (whole when
     short, else its sentences), what each tool returned (as trimmed by the reader) and the files
-    touched; questions, narration of the next step and our own injected context are left out.
-    Redacted."""
-
-    def statements(text: str) -> list[str]:  # no questions, no narration of the next step
-        kept = [s for s in sentences(clean_text(text)) if not is_question(s)]
-        # packed as found: a line of a list stays whole (joined first, it had no sentence end)
-        return pack_sentences([s for s in kept if not is_narration(s)], PASSAGE_CHARS)
-
-    found = [("user", p) for p in statements(exchange.user)]
-    found += [("assistant", p) for p in statements(exchange.assistant)]
+    touched; questions, the agent's narration of its next step and our own injected context are
+    left out (the user's plans stay). Redacted."""
+    found = [("user", p) for p in _statements(exchange.user, plans=True)]
+    found += [("assistant", p) for p in _statements(exchange.assistant)]
     for tool in exchange.tools:  # a call whole when short, else its sentences; what it returned
         call = " ".join(f"{tool.name}: {tool.input}".split())
         if len(call) <= TOOL_CALL_CHARS:
             found.append(("tool", call))
         else:
-            found += [("tool", p) for p in statements(tool.input)]
-        found += [("tool", p) for p in statements(tool.output)]
+            found += [("tool", p) for p in _statements(tool.input)]
+        found += [("tool", p) for p in _statements(tool.output)]
     if exchange.files:
         found.append(("tool", "Files touched: " + ", ".join(exchange.files)))
+    return _kept(found)
+
+
+def _kept(found: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Passages of at least three words, redacted, each once."""
     kept = dict.fromkeys((who, redact_text(text)) for who, text in found if len(text.split()) >= 3)
     return list(kept)
+
+
+def summary_passages(summary: str) -> list[str]:
+    """A compaction summary as passages of whole sentences (its plans kept: "Pending tasks")."""
+    return [text for _, text in _kept([("summary", p) for p in _statements(summary, plans=True)])]
+
+
+def index_chat_summaries(session_id: str, cwd: str, transcript: str) -> int:
+    """Index the passages of the chat's compaction summaries in its project (the agent's own
+    account of what it then forgot: searchable from a later chat); how many were indexed.
+    An unreadable transcript is logged and indexes nothing."""
+    try:
+        summaries = read_summaries(transcript)
+    except (CmsError, OSError) as exc:
+        log_event("warning", "transcript_unreadable", str(exc), session=session_id)
+        return 0
+    memory = open_project_memory(cwd, create=True) if summaries and cwd else None
+    if memory is None:
+        return 0
+    with memory:
+        return index_summaries(memory, session_id, [summary_passages(s) for s in summaries])
 
 
 def sync_project_memory(

@@ -56,3 +56,27 @@ def test_each_line_of_a_listed_report_stays_whole_in_a_passage() -> None:
         line = f"{n}. **Item {n}**: the value {n} differs from the documented value {n + 1} here"
         assert any(line in t for t in texts), line
     assert all(len(t) <= 300 for t in texts)
+
+
+def test_the_users_own_plan_is_indexed_but_the_agents_next_step_is_not() -> None:
+    exchange = Exchange(
+        user="This is really helpful! I'll try to implement a timing decorator myself.",
+        assistant="Let me check the file first. The decorator example is saved.",
+    )
+    texts = [text for _, text in exchange_passages(exchange)]
+    assert any("implement a timing decorator myself" in t for t in texts)
+    assert not any("Let me check the file" in t for t in texts)
+
+
+def test_a_web_search_report_is_indexed_beyond_a_plain_tool_outputs_length() -> None:
+    from cms.transcripts.cleanup import TOOL_OUTPUT_LIMIT, PendingTool
+
+    findings = [f"Finding {n} of the upstream discussion is noted here." for n in range(40)]
+    findings.insert(20, "The issue was resolved through PR #2388, which was merged.")
+    for name, kept in (("WebSearch", True), ("Bash", False)):
+        pending = PendingTool(name, "xterm.js scroll events")
+        pending.output = " ".join(findings)
+        call = pending.freeze()
+        assert (len(call.output) > 2 * TOOL_OUTPUT_LIMIT) is kept
+        texts = [text for _, text in passages_of(call)]
+        assert any("PR #2388" in t for t in texts) is kept
