@@ -33,6 +33,7 @@ RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be do
 RULES_LISTED = 10  # rules in force on the asked subject listed at most, even past k
 SUBJECT_SHARE = 2 / 3  # of the asked subject's words a rule must hold to be listed first
 SEMANTIC_POOL_PER_RESULT = 2  # items nearest the query considered per result asked for
+SHOWN_SHARE = 0.8  # of a passage's words a better hit already shows, to leave the passage out
 
 
 class MemoryHit(Record):
@@ -233,21 +234,6 @@ def fuse_hits(
     return every
 
 
-def _without_repeated_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
-    """Drop a passage that says what a fact of the same chat and turn already says."""
-    from cms.observations.subject import relation
-
-    facts = [h for h in hits if not h.is_passage]
-    return [
-        h
-        for h in hits
-        if not h.is_passage
-        or not any(
-            f.chat == h.chat and f.turn == h.turn and relation(h.text, f.text) for f in facts
-        )
-    ]
-
-
 def search_project(
     memory: ProjectMemory | None,
     query: str,
@@ -297,8 +283,6 @@ def search_project(
         fact_hit(m)
         for m in search_facts(memory.store, text, limit=3 * k, passages=passages, skip_session=skip)
     ]
-    if passages:
-        facts = _without_repeated_passages(facts)
     shown = {hit.source for hit in facts}
     found = recall(memory.store, text, scope=memory.scope, limit=2 * k, touch=False)
     observations = [observation_hit(r) for r in found]
@@ -310,6 +294,24 @@ def search_project(
             memory, hits, meaning, semantic_weight, k, skip_session=skip, passages=passages
         )
     return _ranked(hits, asked, session, asks_rule, wanted, exclude)
+
+
+def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """Leave out a passage when one better hit already holds SHOWN_SHARE of its words (a to-do
+    list written again with new statuses, a line quoted again in a later turn, the sentence a
+    fact was made of): each result line then says something the others do not. Facts and
+    observations always stay."""
+    from cms.observations.matching import content_words
+
+    kept: list[MemoryHit] = []
+    shown: list[set[str]] = []
+    for hit in hits:
+        words = set(content_words(hit.text))
+        if hit.is_passage and any(len(words & s) >= SHOWN_SHARE * len(words) for s in shown):
+            continue
+        kept.append(hit)
+        shown.append(words)
+    return kept
 
 
 def rule_subject(query: str) -> frozenset[str]:
@@ -344,6 +346,7 @@ def _ranked(
             if hit.kind in STANDING_KINDS:
                 hit.relevance *= RULE_BOOST
     hits.sort(key=lambda h: (-h.relevance, -h.updated_at, h.id))
+    hits = _without_shown_passages(hits)
     if wanted:
         from cms.observations.subject import frame_of
 

@@ -223,6 +223,8 @@ def _result_text(block: dict[str, Any], record: Record, single: bool) -> str:
         text = "\n".join(parts)
     else:
         text = content if isinstance(content, str) else ""
+    if choices := _chosen_answers(record.get("toolUseResult")):
+        return choices
     if not text.strip() and single:
         extra = record.get("toolUseResult")
         if isinstance(extra, str):
@@ -230,6 +232,35 @@ def _result_text(block: dict[str, Any], record: Record, single: bool) -> str:
         elif isinstance(extra, dict):
             text = "\n".join(str(extra[k]) for k in ("stdout", "stderr") if extra.get(k))
     return cleanup.strip_line_numbers(text)
+
+
+def _chosen_answers(result: object) -> str:
+    """What the user chose in an AskUserQuestion result, one line per question, each answer with
+    the description of the option it names (the reason the option was offered: "Skip Sobelow
+    (Phoenix security scanner)"), worded as a statement; "" for any other result."""
+    if not isinstance(result, dict):
+        return ""
+    questions, answers = result.get("questions"), result.get("answers")
+    if not isinstance(questions, list) or not isinstance(answers, dict):
+        return ""
+    lines = []
+    for item in questions:
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            continue
+        answer = answers.get(item["question"])
+        if not isinstance(answer, str) or not answer.strip():
+            continue
+        options = item.get("options") if isinstance(item.get("options"), list) else []
+        described = {
+            o.get("label"): o.get("description")
+            for o in options
+            if isinstance(o, dict) and isinstance(o.get("description"), str)
+        }
+        why = described.get(answer)
+        subject = " ".join(item["question"].replace("?", "").split())  # a statement now
+        chosen = f"{answer} ({why})" if why else answer
+        lines.append(f"Asked {subject}: the user chose {chosen}.")
+    return "\n".join(lines)
 
 
 class _Turn:

@@ -166,3 +166,23 @@ def test_the_asking_chats_facts_come_before_its_own_words(tmp_path: Path) -> Non
         index_exchange(memory, "chat-a", 2, [("user", "Remind me of the tag format.")])
         hits = search_project(memory, "release tag format", k=5, session="chat-a")
     assert [h.text for h in hits][:2] == [fact, "Remind me of the tag format."]
+
+
+def test_a_passage_that_a_better_hit_already_shows_is_left_out(tmp_path: Path) -> None:
+    from cms.observations.chatsync import index_exchange
+
+    todo = "Set up the Next.js project [{}]; Build the TodoList component [{}]; Add tests [{}]"
+    memory = open_project_memory(tmp_path, create=True)
+    assert memory is not None
+    with memory:
+        for turn, status in enumerate(("pending", "in_progress", "completed"), start=1):
+            index_exchange(memory, "chat-a", turn, [("tool", todo.format(*[status] * 3))])
+        index_exchange(
+            memory,
+            "chat-a",
+            4,
+            [("assistant", "The TodoList component keeps todos in localStorage across reloads.")],
+        )
+        hits = [h.text for h in search_project(memory, "TodoList component project", k=5)]
+    assert len([h for h in hits if h.startswith("Set up the Next.js project")]) == 1
+    assert "The TodoList component keeps todos in localStorage across reloads." in hits

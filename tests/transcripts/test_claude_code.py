@@ -393,3 +393,41 @@ def test_many_tool_calls_are_capped_keeping_the_latest(tmp_path: Path) -> None:
     assert exchange is not None
     assert len(exchange.tools) == 80 and exchange.extra["tools_omitted"] == "70"
     assert exchange.tools[0].input == "step 0" and exchange.tools[-1].input == "step 149"
+
+
+def test_an_answered_question_reads_as_the_users_choice_with_the_options_description(
+    tmp_path: Path,
+) -> None:
+    question = "Which tools should we set up?"
+    options = [
+        {"label": "All four", "description": "Credo + Dialyxir + mix_audit + Sobelow"},
+        {"label": "Credo + Dialyxir + mix_audit", "description": "Skip Sobelow (security)"},
+    ]
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            user("Set up the quality tools."),
+            assistant(
+                tool_use(
+                    "toolu_q",
+                    "AskUserQuestion",
+                    questions=[{"question": question, "options": options}],
+                )
+            ),
+            tool_result(
+                "toolu_q",
+                f'User has answered your questions: "{question}"="Credo + Dialyxir + mix_audit".',
+                toolUseResult={
+                    "questions": [{"question": question, "options": options}],
+                    "answers": {question: "Credo + Dialyxir + mix_audit"},
+                },
+            ),
+            assistant(text("Setting up Credo, Dialyxir and mix_audit.")),
+        ],
+    )
+    [exchange] = claude_code.read_exchanges(path)
+    [call] = exchange.tools
+    assert call.output == (
+        "Asked Which tools should we set up: the user chose Credo + Dialyxir + mix_audit "
+        "(Skip Sobelow (security))."
+    )
