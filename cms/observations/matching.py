@@ -118,10 +118,12 @@ def or_expression(terms: Sequence[str]) -> str | None:
 
 
 def stem_counts(text: str, stems: Sequence[tuple[str, bool]]) -> list[int]:
-    """Per (base, whole) of term_stems: how often base occurs in text at the start of a word (as
-    r"\b" + base would find it), ending a word there too when whole (r"\b" + base + r"\b").
-    A scan with str.find rather than a pattern per query term (compiling one costs more than
-    searching every hit), one call per text: recall runs it on every candidate."""
+    """Per (base, whole) of term_stems: how often base occurs in text at the start of a word,
+    ending a word there too when whole. A word is a run of letters and digits, as for the FTS5
+    tokenizer and alnum_runs: an underscore separates ("put_trace_response_header" holds
+    "response"), unlike re's \b. A scan with str.find rather than a pattern per query term
+    (compiling one costs more than searching every hit), one call per text: recall runs it on
+    every candidate."""
     size = len(text)
     counts = []
     for base, whole in stems:
@@ -129,10 +131,10 @@ def stem_counts(text: str, stems: Sequence[tuple[str, bool]]) -> list[int]:
         start = text.find(base)
         while start >= 0:
             before = text[start - 1] if start else " "
-            if not (before.isalnum() or before == "_"):  # what re's \b counts as a word
+            if not before.isalnum():
                 end = start + len(base)
                 after = text[end] if end < size else " "
-                if not whole or not (after.isalnum() or after == "_"):
+                if not whole or not after.isalnum():
                     count += 1
             start = text.find(base, start + 1)
         counts.append(count)
