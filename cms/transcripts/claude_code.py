@@ -250,10 +250,10 @@ def _chosen_answers(result: object) -> str:
         answer = answers.get(item["question"])
         if not isinstance(answer, str) or not answer.strip():
             continue
-        options = item.get("options") if isinstance(item.get("options"), list) else []
+        options = item.get("options")
         described = {
             o.get("label"): o.get("description")
-            for o in options
+            for o in (options if isinstance(options, list) else [])
             if isinstance(o, dict) and isinstance(o.get("description"), str)
         }
         why = described.get(answer)
