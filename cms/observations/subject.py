@@ -269,6 +269,14 @@ def compounds(text: str) -> frozenset[tuple[str, ...]]:
     return frozenset(runs)
 
 
+def modifier_words(text: str) -> frozenset[str]:
+    """The words a statement uses only to qualify another noun: all but the last word of its
+    compound nouns, unless a compound ends with it ("function" in "start function names with
+    x_", not in "use annotations for functions", whose subject is the functions themselves)."""
+    runs = compounds(text)
+    return frozenset(w for c in runs for w in c[:-1]) - {c[-1] for c in runs}
+
+
 def _kinds_differ(newer: str, older: str) -> bool:
     """Whether the two statements name different kinds of one thing: compounds with the same
     head word that refine it alike but not the same way ("function names" and "function argument

@@ -258,12 +258,14 @@ def search_project(
     joining the lexical ones (fuse_hits). user (the user tier, when it exists) adds
     its relevant items the project does not overrule (with_user_hits), ranked alike. exclude:
     ids (any alias) of items not to return, such as those a chat was already shown."""
+    from cms.observations.subject import modifier_words
     from cms.observations.wording import rule_query
 
     text, asks_rule = rule_query(query)
     if not text.strip():
         text, asks_rule = query, True
     wanted = rule_subject(text) if asks_rule else frozenset()
+    modifiers = modifier_words(text) & wanted if wanted else frozenset()
     asked = k
     if wanted:  # every rule in force on the subject may be listed: draw enough candidates
         k = max(k, RULES_LISTED)
@@ -271,7 +273,7 @@ def search_project(
         own = chat_hits(session, text, k) if session else []
         if user is not None:
             own = with_user_hits(own, None, user, text, k)
-        return _ranked(own, asked, session, asks_rule, wanted, exclude)
+        return _ranked(own, asked, session, asks_rule, wanted, exclude, modifiers)
     own = []
     skip = other_than
     if session and not index_holds_map(memory, session):  # read the map itself, always current
@@ -293,7 +295,7 @@ def search_project(
         hits = fuse_hits(
             memory, hits, meaning, semantic_weight, k, skip_session=skip, passages=passages
         )
-    return _ranked(hits, asked, session, asks_rule, wanted, exclude)
+    return _ranked(hits, asked, session, asks_rule, wanted, exclude, modifiers)
 
 
 def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
@@ -314,6 +316,15 @@ def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
     return kept
 
 
+def _roles_kept(words: frozenset[str], text: str, modifiers: frozenset[str]) -> int:
+    """How many of words the text uses as the question does: only to qualify another noun
+    (in modifiers) or as the thing itself."""
+    from cms.observations.subject import modifier_words
+
+    own = modifier_words(text)
+    return sum((w in own) == (w in modifiers) for w in words)
+
+
 def rule_subject(query: str) -> frozenset[str]:
     """What a question about how things are done asks about, as subject.frame_of words
     ("what prefix should I use for method names?" -> <head>, method, name), without the words
@@ -331,12 +342,15 @@ def _ranked(
     asks_rule: bool,
     wanted: frozenset[str] = frozenset(),
     exclude: Collection[str] = (),
+    modifiers: frozenset[str] = frozenset(),
 ) -> list[MemoryHit]:
     """The k best, then the given chat's own first among the relevant. When the query asks how
     things are done, rules in force rank higher, and those whose subject holds at least
     SUBJECT_SHARE of the words of the question's subject (wanted) come first, the most of them
-    first, all listed up to RULES_LISTED, even past k: "what is our convention for functions?"
-    is answered by every rule on functions. Hits known by an id in exclude are left out first
+    first, then those using more of them as the question does (as the thing itself or only to
+    qualify another noun, `modifiers`: "what is our convention for functions?" asks of
+    functions before function names), all listed up to RULES_LISTED, even past k: "what is our
+    convention for functions?" is answered by every rule on functions. Hits known by an id in exclude are left out first
     (the prompt hook's items already shown: the rules listed must not crowd out fresh ones)."""
     if exclude:
         excluded = set(exclude)
@@ -351,10 +365,10 @@ def _ranked(
         from cms.observations.subject import frame_of
 
         needed = math.ceil(SUBJECT_SHARE * len(wanted))
-        held = {id(h): len(wanted & frame_of(h.text)) for h in hits}
+        held = {id(h): wanted & frame_of(h.text) for h in hits}
         on_subject = sorted(
-            (h for h in hits if h.kind in STANDING_KINDS and held[id(h)] >= needed),
-            key=lambda h: -held[id(h)],
+            (h for h in hits if h.kind in STANDING_KINDS and len(held[id(h)]) >= needed),
+            key=lambda h: (-len(held[id(h)]), -_roles_kept(held[id(h)], h.text, modifiers)),
         )[:RULES_LISTED]  # a stable sort: by relevance among the same share
         listed = {id(h) for h in on_subject}
         hits = on_subject + [h for h in hits if id(h) not in listed][: max(0, k - len(on_subject))]

@@ -97,3 +97,18 @@ def test_rules_already_shown_leave_room_for_fresh_items(tmp_path: Path) -> None:
     assert len(rule_ids) == len(FUNCTION_RULES)
     assert [h.text for h in fresh] and not set(h.id for h in fresh) & set(rule_ids)
     assert len(fresh) == 2
+
+
+def test_rules_on_the_things_asked_of_come_before_rules_on_their_names(tmp_path: Path) -> None:
+    naming = [
+        f"Always start function names with '{p}_'." if n % 2 else f"End function names with _{p}."
+        for n, p in enumerate("abcdefghijkl")
+    ]
+    on_functions = [  # longer, so that relevance alone would rank them last
+        "Always use type annotations for every argument and return value of functions.",
+        "Include assert statements in your functions, to check inputs early and fail loudly.",
+    ]
+    repo = project_with(tmp_path, [("preference", r) for r in naming + on_functions])
+    found = answer(repo, "What is our convention for functions?")
+    assert set(on_functions) <= set(found[:RULES_LISTED])
+    assert found.index(on_functions[0]) < min(found.index(r) for r in naming if r in found)
