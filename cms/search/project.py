@@ -258,14 +258,13 @@ def search_project(
     joining the lexical ones (fuse_hits). user (the user tier, when it exists) adds
     its relevant items the project does not overrule (with_user_hits), ranked alike. exclude:
     ids (any alias) of items not to return, such as those a chat was already shown."""
-    from cms.observations.subject import modifier_words
     from cms.observations.wording import rule_query
 
     text, asks_rule = rule_query(query)
     if not text.strip():
         text, asks_rule = query, True
     wanted = rule_subject(text) if asks_rule else frozenset()
-    modifiers = modifier_words(text) & wanted if wanted else frozenset()
+    modifiers = _qualifying(text, wanted)
     asked = k
     if wanted:  # every rule in force on the subject may be listed: draw enough candidates
         k = max(k, RULES_LISTED)
@@ -303,6 +302,8 @@ def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
     list written again with new statuses, a line quoted again in a later turn, the sentence a
     fact was made of): each result line then says something the others do not. Facts and
     observations always stay."""
+    if not any(hit.is_passage for hit in hits):
+        return hits  # the prompt hook's items: nothing to weigh (nor any pattern to compile)
     from cms.observations.matching import content_words
 
     kept: list[MemoryHit] = []
@@ -314,6 +315,16 @@ def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
         kept.append(hit)
         shown.append(words)
     return kept
+
+
+def _qualifying(query: str, wanted: frozenset[str]) -> frozenset[str]:
+    """The words of wanted that the query uses only to qualify another noun (none asked: none,
+    and the subject module is not even imported: the prompt hook's path)."""
+    if not wanted:
+        return frozenset()
+    from cms.observations.subject import modifier_words
+
+    return modifier_words(query) & wanted
 
 
 def _roles_kept(words: frozenset[str], text: str, modifiers: frozenset[str]) -> int:
