@@ -1,13 +1,14 @@
 """Whether a sentence unit is noise before it is classified: the local extractor's gates.
 
-Its shape whatever its words: a code line, a menu item, a table verdict cell, a cheer, an
-appraisal, a rule referred to, a plan for the next minute (shapes). Pure: one unit, no map,
-no I/O.
+Its shape (a code line, a menu item, a cheer, a rule referred to: shapes) or advice that is no
+rule of the project (a maxim, a manner-only rule, a wish opening the next sentence's rule:
+advice). Pure: one unit and the unit after it, no map, no I/O.
 """
 
 from __future__ import annotations
 
 from cms.observations.wording import is_rule
+from cms.providers.local.advice import asks_only_manner, is_maxim, opens_topic
 from cms.providers.local.sentences import Unit
 from cms.providers.local.shapes import (
     is_appraisal,
@@ -22,9 +23,10 @@ from cms.providers.local.shapes import (
 )
 
 
-def is_noise_unit(unit: Unit, text: str) -> bool:
-    """The unit (`text`: its sentence without a lead filler) is noise by its shape."""
-    return _noise_shape(unit, text)
+def is_noise_unit(unit: Unit, text: str, after: list[Unit]) -> bool:
+    """The unit (`text`: its sentence without a lead filler) is noise by its shape or is
+    advice; `after` holds the unit that follows it in the exchange, if any."""
+    return _noise_shape(unit, text) or _advice(unit, text, after)
 
 
 def _noise_shape(unit: Unit, text: str) -> bool:
@@ -38,3 +40,15 @@ def _noise_shape(unit: Unit, text: str) -> bool:
     if (is_appraisal(text) or is_encouragement(text)) and not names_code(unit.raw):
         return True
     return refers_to_rule(text) or is_next_minute(text)
+
+
+def _advice(unit: Unit, text: str, after: list[Unit]) -> bool:
+    """The unit is advice rather than a rule of this project (advice): a maxim said to nobody,
+    a rule asking only for a manner, or the user's wish that opens the topic of the concrete
+    rule they give in the next sentence."""
+    if is_maxim(text) or asks_only_manner(text):
+        return True
+    following = after[0] if after and after[0].source == unit.source else None
+    if unit.source != "user" or following is None or following.command:
+        return False
+    return opens_topic(text, following.raw)

@@ -371,7 +371,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
     out: list[Candidate] = []
     commands: list[tuple[int, str]] = []
     task_taken = False
-    for order, unit in enumerate([*user_units, *assistant_units]):
+    units = [*user_units, *assistant_units]
+    for order, unit in enumerate(units):
         if unit.command:
             if unit.source == "assistant":
                 commands.append((order, unit.text))
@@ -382,7 +383,7 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             continue
         if size < 2 and not (unit.source == "user" and is_personal(text)):  # "Be concise." stays
             continue
-        if is_noise_unit(unit, text):
+        if is_noise_unit(unit, text, units[order + 1 : order + 2]):
             continue
         kind: str | None
         if is_question(text):  # a question or an offer is never memory; its answer may be
