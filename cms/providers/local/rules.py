@@ -134,6 +134,18 @@ _LEARNING = re.compile(
     r"no)|overrides?|takes precedence|wins over|must be|needs? to be)\b",
     re.I,
 )
+
+
+def _states_learning(low: str) -> bool:
+    """A learning verb, not a noun of the same spelling: a lone word of the cue that ends the
+    sentence ("Full TypeScript support", "to handle the 3-tuple return") names a thing; "is
+    ignored." or "takes precedence." ends as a verb."""
+    return any(
+        " " in found.group() or re.search(r"\w", low[found.end() :])
+        for found in _LEARNING.finditer(low)
+    )
+
+
 _DEFINITION = re.compile(
     r"^(?:(?:a|an|the) )?[\w.+#-]+(?: [\w.+#-]+){0,3} (?:is|are) (?:a|an|the) ", re.I
 )
@@ -303,7 +315,7 @@ def _classify(unit: Unit) -> str | None:
         return "error"  # a problem seen; "catch errors early" names no problem
     if _STATUS.search(low):
         return "status"
-    if _DEFINITION.match(text) or (_LEARNING.search(low) and has_code(unit.raw)):
+    if _DEFINITION.match(text) or (_states_learning(low) and has_code(unit.raw)):
         return "learning"
     if source == "user" and _TASK.match(low):
         return "task"
