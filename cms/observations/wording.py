@@ -175,10 +175,11 @@ _CODEISH = LazyPattern(
 _ANCHOR = LazyPattern(
     r"\w/\w|(?<!\w)-[a-zA-Z]\b|[\u3040-\u30ff\u4e00-\u9fff]"  # a path, a flag, CJK text
     r"|(?<=[a-z,;:] )[A-Z][a-zA-Z]+"  # a name inside the sentence (a tool, a service, a product)
-    # a thing chosen by its bare name ("use pnpm", "switch to uv"), not "use the room"
+    # a thing chosen by its bare name ("use pnpm", "switch to uv"), not "use the room", nor
+    # a phrasal verb ("run into those issues", "run out of storage")
     r"|\b(?i:use|using|prefer|switch(?:ed)? to|go with|install|run)\s+"
     r"(?!(?:the|a|an|your|our|my|their|this|that|these|those|it|them|some|any|more|less|to|"
-    r"and|or|of|for|in|on|with|it's)\b)[a-z]"
+    r"and|or|of|for|in|on|with|it's|into|out|up|over|through|across|by|away|off)\b)[a-z]"
 )
 # Words that make a statement about software, whatever the project.
 _SOFTWARE = LazyPattern(
@@ -190,7 +191,7 @@ _SOFTWARE = LazyPattern(
     r"files?|folders?|director(?:y|ies)|config(?:uration)?|deploy(?:s|ed|ment)?|servers?|"
     r"databases?|schemas?|quer(?:y|ies)|endpoints?|logging|debug(?:ger|ging)?|compil(?:er|e)|"
     r"runtime|scripts?|commands?|bugs?|crash(?:es|ed)?|errors?|cache|queues?|threads?|"
-    r"frameworks?|components?|integers?|strings?|indentation|encryption|authentication|"
+    r"frameworks?(?! for\b)|components?|integers?|strings?|indentation|encryption|authentication|"
     r"passwords?|tokens?|hash(?:ing|es)?|algorithms?|migrations?|containers?|pipelines?)\b",
     IGNORECASE,
 )

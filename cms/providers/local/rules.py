@@ -23,6 +23,7 @@ from cms.observations.wording import (
     is_specific,
 )
 from cms.providers.local.findings import is_finding, is_transient
+from cms.providers.local.gates import is_noise_unit
 from cms.providers.local.sentences import (
     Candidate,
     Unit,
@@ -31,18 +32,7 @@ from cms.providers.local.sentences import (
     strip_lead,
     text_units,
 )
-from cms.providers.local.shapes import (
-    is_appraisal,
-    is_cheer,
-    is_code_line,
-    is_encouragement,
-    is_menu_item,
-    is_next_minute,
-    is_verdict_cell,
-    names_code,
-    refers_to_rule,
-    under_plan,
-)
+from cms.providers.local.shapes import under_plan
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
 
@@ -144,6 +134,18 @@ _LEARNING = re.compile(
     r"no)|overrides?|takes precedence|wins over|must be|needs? to be)\b",
     re.I,
 )
+
+
+def _states_learning(low: str) -> bool:
+    """A learning verb, not a noun of the same spelling: a lone word of the cue that ends the
+    sentence ("Full TypeScript support", "to handle the 3-tuple return") names a thing; "is
+    ignored." or "takes precedence." ends as a verb."""
+    return any(
+        " " in found.group() or re.search(r"\w", low[found.end() :])
+        for found in _LEARNING.finditer(low)
+    )
+
+
 _DEFINITION = re.compile(
     r"^(?:(?:a|an|the) )?[\w.+#-]+(?: [\w.+#-]+){0,3} (?:is|are) (?:a|an|the) ", re.I
 )
@@ -313,7 +315,7 @@ def _classify(unit: Unit) -> str | None:
         return "error"  # a problem seen; "catch errors early" names no problem
     if _STATUS.search(low):
         return "status"
-    if _DEFINITION.match(text) or (_LEARNING.search(low) and has_code(unit.raw)):
+    if _DEFINITION.match(text) or (_states_learning(low) and has_code(unit.raw)):
         return "learning"
     if source == "user" and _TASK.match(low):
         return "task"
@@ -381,7 +383,8 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
     out: list[Candidate] = []
     commands: list[tuple[int, str]] = []
     task_taken = False
-    for order, unit in enumerate([*user_units, *assistant_units]):
+    units = [*user_units, *assistant_units]
+    for order, unit in enumerate(units):
         if unit.command:
             if unit.source == "assistant":
                 commands.append((order, unit.text))
@@ -392,7 +395,7 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             continue
         if size < 2 and not (unit.source == "user" and is_personal(text)):  # "Be concise." stays
             continue
-        if _noise_shape(unit, text):
+        if is_noise_unit(unit, text, units[order + 1 : order + 2]):
             continue
         kind: str | None
         if is_question(text):  # a question or an offer is never memory; its answer may be
@@ -431,16 +434,3 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
 
 _RESULTS = ("change", "status")
 _REPORTS = (*_RESULTS, "file")  # what was done or changed: never so when it is planned
-
-
-def _noise_shape(unit: Unit, text: str) -> bool:
-    """The unit is noise by its shape whatever its words: a code line, a menu or checklist
-    item, a table verdict cell, a cheer, an appraisal, a rule referred to but not given, a
-    plan for the next minute (shapes)."""
-    if is_code_line(unit.raw) or is_menu_item(unit.raw) or is_verdict_cell(unit.raw):
-        return True
-    if is_cheer(text) and not is_rule(text):
-        return True
-    if (is_appraisal(text) or is_encouragement(text)) and not names_code(unit.raw):
-        return True
-    return refers_to_rule(text) or is_next_minute(text)

@@ -197,13 +197,24 @@ _THINGS = re.compile(
 )
 
 
+# where or when a practice applies: "in our functions", "for every method", "always"
+_PLACE = re.compile(
+    r"\b(?:in|for|to|on|across|before|after|when|whenever)\s+(?:your|our|all|every|each|any|"
+    r"the|my)\b|\b(?:always|never|every|each|all)\b",
+    re.I,
+)
+
+
 def _names_thing(rest: str) -> bool:
-    """After "the importance of": a thing one can do or add in code ("of docstrings in our
-    functions"), which makes the sentence the rule itself, not an announcement of it."""
+    """After "the importance of": a thing one can do or add in code, placed where or when it
+    applies ("of docstrings in our functions", "of always using annotations"), which makes the
+    sentence the rule itself; a bare topic ("of code annotations") only announces the rule
+    that the next sentences give."""
     words = rest.split()
     if not words or words[0].lower() != "of":
         return False  # "of always using annotations": any of the next few words may name it
-    return any(_THINGS.match(word.strip(".,;:!?")) for word in words[1:4])
+    named = any(_THINGS.match(word.strip(".,;:!?")) for word in words[1:4])
+    return named and bool(_PLACE.search(rest))
 
 
 _STRICT_CODE = re.compile(

@@ -221,3 +221,17 @@ def test_emphasising_the_value_of_a_quality_announces_no_rule_even_with_apostrop
         "adaptability and quick response to change."
     )
     assert not refers_to_rule("From now on, start all your function names with 'c_'.")
+
+
+def test_a_feature_line_ending_in_a_noun_spelled_like_a_verb_is_not_a_learning() -> None:
+    # "support" or "return" ending a line names a thing ("Full TypeScript support"), while a
+    # learning verb with what it says after it, or a two-word cue ending it, is a statement
+    answer = "## Highlights\n- \u2705 Full GraphQL support\n- \u2705 Offline mode\n"
+    assert stored("Build the notes app.", answer) == []
+    facts = stored(
+        "Why is the token empty?",
+        "`load_token()` returns an empty string when `TOKEN_FILE` is unset. "
+        "The `.envrc` file in `src/` is ignored.",
+    )
+    assert any("returns an empty string" in f for f in facts)
+    assert any(".envrc" in f and "ignored" in f for f in facts)
