@@ -171,13 +171,16 @@ _META_WORDS = frozenset(
 
 
 _GENERALISERS = frozenset(canonical(w) for w in "every everything everywhere whenever".split())
+# Verbs that only say a thing is used where it goes ("add a decorator to methods" is "use a
+# decorator on methods"): what a question asks of is the thing and the place, not the verb.
+_LIGHT_VERBS = frozenset(canonical(w) for w in "add adding put place attach".split())
 
 
 def names_no_subject(word: str) -> bool:
-    """Whether a canonical word (frame_of's) talks about rules or code in general ("convention",
-    "code", "style") or says how far a rule reaches ("every"), rather than naming what it
-    governs."""
-    return word in _META_WORDS or word in _GENERALISERS
+    """Whether a canonical word (frame_of's) of a question talks about rules or code in general
+    ("convention", "code", "style"), says how far a rule reaches ("every") or only that a thing
+    is used ("add", "put"), rather than naming what it governs."""
+    return word in _META_WORDS or word in _GENERALISERS or word in _LIGHT_VERBS
 
 
 def is_vague(text: str) -> bool:

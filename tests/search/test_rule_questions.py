@@ -112,3 +112,30 @@ def test_rules_on_the_things_asked_of_come_before_rules_on_their_names(tmp_path:
     found = answer(repo, "What is our convention for functions?")
     assert set(on_functions) <= set(found[:RULES_LISTED])
     assert found.index(on_functions[0]) < min(found.index(r) for r in naming if r in found)
+
+
+def test_a_verb_that_only_says_a_thing_is_used_names_no_subject() -> None:
+    assert rule_subject("Which decorator should I add to methods?") == rule_subject(
+        "Which decorator should I use for methods?"
+    )
+    assert "add" not in " ".join(rule_subject("Which decorator should I add to methods?"))
+    assert any("import" in w for w in rule_subject("Which module should I import in every file?"))
+
+
+def test_a_rule_that_uses_what_the_question_adds_answers_it(tmp_path: Path) -> None:
+    def rules(where: str, *names: str) -> list[str]:
+        return [
+            f"Always add the '@{n}' decorator from the 'pedantic' module to all {where}."
+            for n in names
+        ]
+
+    on_methods = rules("methods", "timer", "trace", "retry", "count_calls", "require_kwargs")
+    elsewhere = rules("functions", "timer", "trace", "retry", "count_calls", "require_kwargs")
+    elsewhere += rules("your classes", "timer_class", "trace_class", "singleton", "slots")
+    validate = (  # longer, and "using" where the question says "add"
+        "Going forward, I want you to start using the '@validate' decorator from the 'pedantic' "
+        "module for all your methods: it checks their inputs."
+    )
+    repo = project_with(tmp_path, [("preference", r) for r in [*on_methods, *elsewhere, validate]])
+    found = answer(repo, "Which decorator should I add to methods?")
+    assert set(on_methods) | {validate} <= set(found[:RULES_LISTED])
