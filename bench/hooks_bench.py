@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.search_bench import WORDS, build_map
-from bench.timing import PYTHON, bench_env, cms_command, report_instructions, run_once
+from bench.timing import PYTHON, bench_env, hook_command, report_instructions, run_once
 
 SESSION = "bench-session-0001"
 WRITER_SESSION = "bench-writer-0001"  # Stop/SessionEnd/PreCompact change this chat, not SESSION
@@ -238,7 +238,7 @@ def main() -> None:
         named = write_notes(repo)
         transcript = root / "transcript.jsonl"
         write_transcript(transcript)
-        env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
+        env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"}, pythonpath=False)
         base = {"session_id": SESSION, "cwd": str(repo), "transcript_path": str(transcript)}
         chat = Path(paths.chat_dir(SESSION))
 
@@ -254,7 +254,7 @@ def main() -> None:
 
         writer = {**base, "session_id": WRITER_SESSION}
 
-        hook = [*cms_command(), "hook"]
+        hook = [*hook_command(), "hook"]
         cases: dict[str, tuple[list[str], dict[str, object], Callable[[], None] | None]] = {
             "SessionStart (index + briefing)": (
                 [*hook, "SessionStart"],

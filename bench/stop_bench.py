@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.hooks_bench import measure, report, wait_for_worker
-from bench.timing import PYTHON, bench_env, cms_command
+from bench.timing import PYTHON, bench_env, hook_command
 from cms.transcripts.exchange import Exchange
 
 SESSION = "stop-bench-0001"
@@ -171,7 +171,9 @@ def payload(transcript: Path) -> bytes:
 
 
 def stop(env: dict[str, str], transcript: Path) -> None:
-    subprocess.run([*cms_command(), "hook", "Stop"], input=payload(transcript), env=env, check=True)
+    subprocess.run(
+        [*hook_command(), "hook", "Stop"], input=payload(transcript), env=env, check=True
+    )
 
 
 def peak_rss_mb(env: dict[str, str], transcript: Path) -> float:
@@ -182,7 +184,7 @@ def peak_rss_mb(env: dict[str, str], transcript: Path) -> float:
         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
     done = subprocess.run(
-        [PYTHON, "-c", code, *cms_command(), "hook", "Stop"],
+        [PYTHON, "-c", code, *hook_command(), "hook", "Stop"],
         input=payload(transcript),
         env=env,
         capture_output=True,
@@ -200,7 +202,7 @@ def main() -> None:
         root = Path(tmp)
         home = root / "cms-home"
         os.environ["CMS_HOME"] = str(home)
-        env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
+        env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"}, pythonpath=False)
         from cms.hooks import queue as hook_queue
         from cms.worker import queue
 
@@ -221,7 +223,7 @@ def main() -> None:
                 bare.append(measure([PYTHON, "-c", "pass"], env, b""))
                 for name, path in files.items():
                     samples[f"Stop, {name}"].append(
-                        measure([*cms_command(), "hook", "Stop"], env, payload(path))
+                        measure([*hook_command(), "hook", "Stop"], env, payload(path))
                     )
                     for job in queue.list_jobs(SESSION):
                         job.unlink()

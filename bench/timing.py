@@ -26,14 +26,49 @@ PYTHON = sys.executable
 
 
 def cms_command() -> list[str]:
-    """How hooks start cms: the environment's console script (as install.py wires it), else -m."""
+    """How the CLI starts: the environment's console script (as install.py wires it), else -m."""
     script = Path(sys.prefix) / "bin" / "cms"
     return [str(script)] if script.exists() else [PYTHON, "-m", "cms"]
 
 
-def bench_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(ROOT)
+_launchers: list[Path] = []
+
+
+def hook_command() -> list[str]:
+    """How installed hooks start cms: the launcher `cms install` writes (this interpreter with
+    -S, cms found where this process finds it: this checkout; cms.install.launcher), written
+    once per run into a temporary folder; the console script on Windows, where there is none.
+    Run it with bench_env(pythonpath=False)."""
+    if os.name == "nt":
+        return cms_command()
+    if not _launchers:
+        import atexit
+        import tempfile
+
+        from cms.install.launcher import import_folders, launcher_source
+
+        folder = Path(tempfile.mkdtemp(prefix="cms-bench-launcher-"))
+        atexit.register(shutil.rmtree, folder, True)
+        program = folder / "cms"
+        program.write_text(launcher_source(PYTHON, import_folders()), encoding="utf-8")
+        program.chmod(0o755)
+        _launchers.append(program)
+    return [str(_launchers[0])]
+
+
+def bench_env(extra: Mapping[str, str] | None = None, *, pythonpath: bool = True) -> dict[str, str]:
+    """The environment commands run in: PYTHONDONTWRITEBYTECODE unset, and this checkout put
+    first on PYTHONPATH so that the console script runs its code; without `pythonpath` (the
+    hooks, whose launcher already finds this checkout, see hook_command) no PYTHONPATH at all,
+    as on a user's machine, where one more folder searched before the standard library would
+    cost every import."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "PYTHONDONTWRITEBYTECODE" and (pythonpath or k != "PYTHONPATH")
+    }
+    if pythonpath:
+        env["PYTHONPATH"] = str(ROOT)
     env.update(extra or {})
     return env
 

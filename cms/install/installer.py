@@ -17,6 +17,7 @@ from cms.install.hook_entries import (
     events_for,
     merge_entries,
 )
+from cms.install.launcher import launcher_for, write_launcher
 from cms.install.mcp_entries import mcp_entry, plan_mcp_change
 from cms.install.options import InstallOptions, resolve_cms
 from cms.install.places import (
@@ -86,7 +87,11 @@ def install(options: InstallOptions) -> int:
     cms = resolve_cms(options)
     version = claude_version() if agent == "claude" else None
     events = events_for(agent, version)
-    groups = desired_groups(cms, events, pinned_home())
+    if not options.dry_run and not is_executable(cms):
+        hint = "" if options.cms or options.venv else " (pass --cms PATH or --skip-venv)"
+        raise InstallError(f"{cms} is not an executable file{hint}")
+    hook_program = launcher_for(cms) if options.dry_run else write_launcher(cms)
+    groups = desired_groups(hook_program, events, pinned_home())
     change = plan_change(path, lambda data: merge_entries(data, groups))
     mcp_path = mcp_config_path(agent, options.project) if options.mcp else None
     entry = mcp_entry(cms, pinned_home())
@@ -99,9 +104,6 @@ def install(options: InstallOptions) -> int:
             _print_diff(mcp_path, mcp_change, "is already up to date")
         print(link_cms(record_home(), cms, dry_run=True))
         return EXIT_OK
-    if not is_executable(cms):
-        hint = "" if options.cms or options.venv else " (pass --cms PATH or --skip-venv)"
-        raise InstallError(f"{cms} is not an executable file{hint}")
     note = _apply_recorded(change)
     if change.changed:
         print(f"cms: wrote {len(events)} hooks to {display_path(path)}{note}")
@@ -114,7 +116,7 @@ def install(options: InstallOptions) -> int:
     if agent == "codex":
         print("cms: Codex runs new hooks only after you review and trust them in Codex")
     link_line = link_cms(record_home(), cms)
-    ok, why = self_check(cms)
+    ok, why = self_check(hook_program)
     if not ok:
         print(link_line)
         print(

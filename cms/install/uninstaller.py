@@ -13,6 +13,7 @@ from pathlib import Path
 
 from cms.errors import InstallError
 from cms.install.hook_entries import installed_hooks, pinned_home_of, remove_entries
+from cms.install.launcher import remove_launcher
 from cms.install.mcp_entries import plan_mcp_change, registered_mcp
 from cms.install.options import InstallOptions
 from cms.install.places import AGENTS, data_home, display_path, mcp_config_path, settings_path
@@ -78,6 +79,8 @@ def uninstall(options: InstallOptions) -> int:
             _print_diff(mcp_path, mcp_change, "no cms MCP server in")
         if not _hooks_elsewhere(path):
             print(unlink_cms(home, dry_run=True) or "cms: no `cms` link of ours to remove")
+            if line := remove_launcher(dry_run=True):
+                print(line)
         if options.purge:
             print(f"cms: would delete the data folder {home}")
         return EXIT_OK
@@ -89,9 +92,9 @@ def uninstall(options: InstallOptions) -> int:
     if _hooks_elsewhere(path):
         print("cms: the `cms` link stays: cms hooks are still installed elsewhere")
     else:
-        line = unlink_cms(home)
-        if line:
-            print(line)
+        for line in (unlink_cms(home), remove_launcher()):
+            if line:
+                print(line)
     if options.purge:
         if not home.exists():
             print(f"cms: no data folder at {home}")

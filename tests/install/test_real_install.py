@@ -32,7 +32,9 @@ def test_install_py_in_a_fresh_venv_ends_with_memory_active_and_cms_on_path(
     hooks = json.loads(settings_bytes)["hooks"]
     command = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert f"  UserPromptSubmit: {command}" in done.stdout.splitlines()
-    assert str(venv / "bin" / "cms") in command
+    launcher = venv / "libexec" / "cms-hook" / "cms"  # the venv's Python without site
+    assert str(launcher) in command
+    assert f"'{venv / 'bin' / 'python'}' -S" in launcher.read_text(encoding="utf-8")
     # the venv's pip was upgraded first: its console script does not import re (~5 ms a hook)
     assert "import re" not in (venv / "bin" / "cms").read_text(encoding="utf-8")
 
@@ -83,3 +85,4 @@ def test_install_py_in_a_fresh_venv_ends_with_memory_active_and_cms_on_path(
     assert removed.returncode == 0, removed.stdout + removed.stderr
     assert not settings.exists()
     assert not os.path.lexists(user_bin / "cms")
+    assert not os.path.lexists(launcher)
