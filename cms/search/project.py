@@ -317,6 +317,28 @@ def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
     return kept
 
 
+def _distinct_rules(rules: list[MemoryHit], held: dict[int, frozenset[str]]) -> list[MemoryHit]:
+    """The rules, each restatement folded into the rule it restates: the same words of the
+    asked subject and no value the other does not name ("I'll add the '@retry' decorator to
+    my methods" and "Add the '@retry' decorator from 'pedantic' to all methods"). The richer
+    of the two stays, in the place of the first: the rules listed are as many different ones."""
+    from cms.observations.subject import values_of
+
+    kept: list[tuple[MemoryHit, frozenset[str]]] = []
+    for rule in rules:
+        values = values_of(rule.text)
+        same = [
+            n
+            for n, (other, named) in enumerate(kept)
+            if values and held[id(rule)] == held[id(other)] and (values <= named or named <= values)
+        ]
+        if not same:
+            kept.append((rule, values))
+        elif kept[same[0]][1] < values:  # the later one names more: it takes the place
+            kept[same[0]] = (rule, values)
+    return [rule for rule, _ in kept]
+
+
 def _qualifying(query: str, wanted: frozenset[str]) -> frozenset[str]:
     """The words of wanted that the query uses only to qualify another noun (none asked: none,
     and the subject module is not even imported: the prompt hook's path)."""
@@ -377,10 +399,13 @@ def _ranked(
 
         needed = math.ceil(SUBJECT_SHARE * len(wanted))
         held = {id(h): wanted & frame_of(h.text) for h in hits}
-        on_subject = sorted(
-            (h for h in hits if h.kind in STANDING_KINDS and len(held[id(h)]) >= needed),
-            key=lambda h: (-len(held[id(h)]), -_roles_kept(held[id(h)], h.text, modifiers)),
-        )[:RULES_LISTED]  # a stable sort: by relevance among the same share
+        on_subject = _distinct_rules(
+            sorted(
+                (h for h in hits if h.kind in STANDING_KINDS and len(held[id(h)]) >= needed),
+                key=lambda h: (-len(held[id(h)]), -_roles_kept(held[id(h)], h.text, modifiers)),
+            ),  # a stable sort: by relevance among the same share
+            held,
+        )[:RULES_LISTED]
         listed = {id(h) for h in on_subject}
         hits = on_subject + [h for h in hits if id(h) not in listed][: max(0, k - len(on_subject))]
         return hits  # the rules in subject order of relevance; the chat's own do not jump them
