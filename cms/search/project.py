@@ -330,7 +330,10 @@ def _distinct_rules(rules: list[MemoryHit], held: dict[int, frozenset[str]]) -> 
         same = [
             n
             for n, (other, named) in enumerate(kept)
-            if values and held[id(rule)] == held[id(other)] and (values <= named or named <= values)
+            if values
+            and named
+            and held[id(rule)] == held[id(other)]
+            and (values <= named or named <= values)
         ]
         if not same:
             kept.append((rule, values))

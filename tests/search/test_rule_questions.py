@@ -139,3 +139,15 @@ def test_a_rule_that_uses_what_the_question_adds_answers_it(tmp_path: Path) -> N
     repo = project_with(tmp_path, [("preference", r) for r in [*on_methods, *elsewhere, validate]])
     found = answer(repo, "Which decorator should I add to methods?")
     assert set(on_methods) | {validate} <= set(found[:RULES_LISTED])
+
+
+def test_an_acknowledgement_that_restates_a_rule_takes_no_place_of_its_own(tmp_path: Path) -> None:
+    rules = [
+        "I'll make sure to add the '@retry' decorator to all my methods from now on.",
+        "Going forward, add the '@retry' decorator from the 'pedantic' module to all methods.",
+        "Always add the '@timer' decorator from the 'pedantic' module to all methods.",
+    ]
+    repo = project_with(tmp_path, [("preference", r) for r in rules])
+    found = answer(repo, "Which decorator should I add to methods?", k=2)
+    assert rules[0] not in found
+    assert set(found[:2]) == {rules[1], rules[2]}
