@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cms.map.model import MAX_FACT
 from cms.textindex import tokenize
@@ -309,7 +309,42 @@ def text_units(text: str, source: str) -> list[Unit]:
             plain = plain[:-1].rstrip()
         position = (i + 1) / total
         units.append(Unit(plain, raw, source, ctx, position, is_command, above, item, leads_in))
-    return units
+    return _named_after(units)
+
+
+# "... always import two specific modules ..." / "These are the 'mailbox' and 'locale' modules."
+_COUNTED = re.compile(
+    r"\b(?:two|three|four|five|six|several|a few|a couple of|the following|certain|specific|"
+    r"particular)\s+(?:\w+\s+)?\w+s\b",
+    re.I,
+)
+_NAMES_THEM = re.compile(r"^(?:(?:these|they|those)\s+(?:are|will be|would be)|namely)\b\W*", re.I)
+_NAMED = re.compile(r"(?<!\w)'[^'\s][^']*'(?!\w)|\"[^\"]+\"|`[^`]+`")  # a quote, not "don't"
+
+
+def _named_after(units: list[Unit]) -> list[Unit]:
+    """Each sentence that counts things without naming them ("I want you to always import two
+    specific modules") joined with the next sentence of the same speaker when that one names
+    them ("These are the 'mailbox' and the 'locale' module."): one statement, which neither
+    sentence is alone."""
+    out: list[Unit] = []
+    for unit in units:
+        last = out[-1] if out else None
+        named = _NAMES_THEM.match(unit.text)
+        if (
+            last is not None
+            and named
+            and _NAMED.search(unit.text)
+            and not (unit.command or last.command or last.item)
+            and last.source == unit.source
+            and _COUNTED.search(last.text)
+            and not _NAMED.search(last.text)
+        ):
+            text = f"{last.text.rstrip(' .!')}: {unit.text[named.end() :]}"
+            out[-1] = replace(last, text=text, raw=f"{last.raw} {unit.raw}")
+            continue
+        out.append(unit)
+    return out
 
 
 def prompt_text(exchange: Exchange) -> str:

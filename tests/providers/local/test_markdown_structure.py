@@ -89,3 +89,23 @@ def test_only_the_last_sentence_before_a_colon_is_a_lead_in_the_ones_before_it_a
         "Let me run the full quality gate",
         "Here's a summary of what was accomplished",
     ]
+
+
+def test_things_counted_in_one_sentence_and_named_in_the_next_make_one_rule() -> None:
+    facts = stored(
+        "Good. From now on, I want you to always import two specific modules in every file, "
+        "even if you don't use them. These are the 'mailbox' module and the 'locale' module. "
+        "The first helps with notifications.",
+        "Understood.",
+    )
+    joined = [f for f in facts if "always import two specific modules" in f]
+    assert joined and "'mailbox' module and the 'locale' module" in joined[0]
+
+
+def test_a_counted_sentence_is_not_joined_with_a_next_one_that_names_nothing() -> None:
+    facts = stored(
+        "We benchmarked two different serializers for the cache layer in staging. "
+        "They are both slower than msgpack on large payloads.",
+        "Noted.",
+    )
+    assert not any(": both slower" in f for f in facts)
