@@ -29,6 +29,7 @@ from cms.providers.local.sentences import (
     Unit,
     prompt_text,
     split_clauses,
+    split_rules,
     strip_lead,
     text_units,
 )
@@ -427,7 +428,10 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
         task_taken = task_taken or kind == "task"
         score = 0.0 if kind == "revert" else _score(kind, unit, text)
         update = bool(_UPDATE.search(low))
-        for fact in split_clauses(_prefixed(kind, text, unit.source)):
+        rules = split_rules(text) if kind in ("preference", "decision") else [text]
+        for fact in (
+            f for rule in rules for f in split_clauses(_prefixed(kind, rule, unit.source))
+        ):
             out.append(Candidate(fact, kind, score, order, revert=revert, update=update))
     return out, commands
 

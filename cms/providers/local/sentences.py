@@ -68,7 +68,8 @@ def strip_markdown(text: str) -> str:
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
     text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
-    text = re.sub(r"(?<!\w)_(?![\s_])(.+?)(?<![\s_])_(?!\w)", r"\1", text)
+    # an underscore inside quotes is part of a name ("start with 'a_'"), never emphasis
+    text = re.sub(r"(?<![\w'\"])_(?![\s_'\"])(.+?)(?<![\s_'\"])_(?![\w'\"])", r"\1", text)
     text = re.sub(r"~~(.+?)~~", r"\1", text)
     text = re.sub(r"(?<=\w)\u2019(?=\w)", "'", text)  # "I\u2019m" reads as "I'm"
     return re.sub(r"\s+", " ", text).strip()
@@ -167,6 +168,27 @@ def split_clauses(text: str, limit: int = MAX_FACT, level: int = 0) -> list[str]
                 piece = piece[0].upper() + piece[1:]
         out.extend(split_clauses(piece, limit, level + 1))
     return out
+
+
+# "End all attribute names with '_j' and start all method names with 'a_'.": two rules, each
+# with its own value, the second an imperative (not "and the 'x' module ...", "and you ...").
+_COORDINATED = re.compile(
+    r"^(?P<a>.*?(?<!\w)'[^'\s][^']*'(?!\w).*?),?\s+and\s+(?:then\s+|also\s+)?"
+    r"(?P<b>(?:always\s+|never\s+)?(?!(?:the|a|an|this|that|these|those|it|its|they|we|you|i|"
+    r"he|she|our|your|their|there|so|to|in|on|for|with|of|not|all)\b)[a-z]+\s+.*?"
+    r"(?<!\w)'[^'\s][^']*'(?!\w).*)$"
+)
+
+
+def split_rules(text: str) -> list[str]:
+    """A rule that joins two rules with "and", each with its own quoted value and the second
+    an imperative, as the two rules: each can then be changed on its own later. Anything
+    else comes back whole."""
+    match = _COORDINATED.match(text)
+    if not match:
+        return [text]
+    first, second = match.group("a").rstrip(" ,"), match.group("b")
+    return [first, second[0].upper() + second[1:]]
 
 
 def split_clauses_hard(text: str, limit: int) -> list[str]:

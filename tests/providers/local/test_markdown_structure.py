@@ -109,3 +109,14 @@ def test_a_counted_sentence_is_not_joined_with_a_next_one_that_names_nothing() -
         "Noted.",
     )
     assert not any(": both slower" in f for f in facts)
+
+
+def test_two_rules_joined_by_and_are_stored_apart_so_each_can_change_alone() -> None:
+    facts = stored(
+        "Onto our coding standards. End all attribute names with '_j' and start all method "
+        "names with 'a_'. This keeps the team consistent.",
+        "Understood.",
+    )
+    assert any(f.endswith("attribute names with '_j'") for f in facts)
+    assert any(f.startswith("Start all method names with 'a_'") for f in facts)
+    assert not any("'_j'" in f and "'a_'" in f for f in facts)
