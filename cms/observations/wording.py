@@ -246,7 +246,8 @@ def is_specific(text: str) -> bool:
 _TASTE = LazyPattern(
     r"\bi(?:'d| would)? (?:really |much |strongly |generally |usually |always |definitely )?"
     r"(?:prefer|rather)\b"
-    r"|\bi (?:really |generally |usually |always |just |do(?:n'?t| not) |really don'?t )?"
+    r"|(?<!\bwhat )(?<!\bwhich )"  # "that's what I like to hear": a reaction, not a taste
+    r"\bi (?:really |generally |usually |always |just |do(?:n'?t| not) |really don'?t )?"
     r"(?:like|love|hate|dislike|enjoy|appreciate|can'?t stand|despise|detest)\b"
     r"(?! (?:that|this|it|these|those|the|your|what|how|seeing)\b(?! when\b))"
     r"|\bi(?:'m| am) (?:not )?(?:a (?:big )?fan of|fond of|used to)\b"

@@ -65,3 +65,11 @@ def test_an_exchange_splits_into_the_users_preferences_and_the_projects_rules() 
 def test_a_reaction_to_the_work_is_not_a_preference() -> None:
     facts = stored_facts("I like that approach. I love this!", "Thanks, glad it helps.")
     assert facts == []
+
+
+def test_what_the_user_likes_to_hear_is_a_reaction_not_a_taste() -> None:
+    from cms.observations.wording import is_personal
+
+    assert not is_personal("That's what I like to hear.")
+    assert not is_personal("That is exactly what I love about this team.")
+    assert is_personal("I like short answers without preamble.")
