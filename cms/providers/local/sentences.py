@@ -180,12 +180,16 @@ _COORDINATED = re.compile(
 )
 
 
+_BACK_REFERENCE = re.compile(r"\b(?:them|it|its|they|their|those|these|the same)\b", re.I)
+
+
 def split_rules(text: str) -> list[str]:
     """A rule that joins two rules with "and", each with its own quoted value and the second
-    an imperative, as the two rules: each can then be changed on its own later. Anything
-    else comes back whole."""
+    an imperative that stands on its own (no "them" or "it" pointing back: "start argument
+    names with 'e_' and end them with '_g'" is one rule on one subject), as the two rules:
+    each can then be changed on its own later. Anything else comes back whole."""
     match = _COORDINATED.match(text)
-    if not match:
+    if not match or _BACK_REFERENCE.search(match.group("b")):
         return [text]
     first, second = match.group("a").rstrip(" ,"), match.group("b")
     return [first, second[0].upper() + second[1:]]

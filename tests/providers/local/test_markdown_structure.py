@@ -120,3 +120,12 @@ def test_two_rules_joined_by_and_are_stored_apart_so_each_can_change_alone() -> 
     assert any(f.endswith("attribute names with '_j'") for f in facts)
     assert any(f.startswith("Start all method names with 'a_'") for f in facts)
     assert not any("'_j'" in f and "'a_'" in f for f in facts)
+
+
+def test_a_second_rule_that_points_back_stays_joined_to_the_first() -> None:
+    facts = stored(
+        "From now on, I want you to start all function argument names with 'e_', and end them "
+        "with '_g'.",
+        "Understood.",
+    )
+    assert any("'e_'" in f and "'_g'" in f for f in facts)
