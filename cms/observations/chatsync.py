@@ -59,11 +59,40 @@ def sync_chat_memory(
         memory.store, candidates, session=cmap.session_id, agent=agent, cwd=cwd, now=stamp
     )
     stored = [o.id for o in outcomes if o.status != "duplicate"]
+    memory.store.write(lambda c: retire_promoted(c, [row for row, _fact in changed]))
     mine = capture_personal(personal, session=cmap.session_id, agent=agent, now=stamp)
     memory.store.write(refresh_counts)
     return SyncResult(
         [row for row, _fact in changed], stored, [o.id for o in mine if o.status != "duplicate"]
     )
+
+
+def retire_promoted(conn: Any, rows: list[int]) -> int:
+    """Mark superseded the observations promoted from the facts that the fact rows `rows`
+    superseded in the index, by the observation promoted from the superseding fact, when there
+    is one on the same branch (a fact carries no branch: an observation of another branch is
+    left alone). What is no longer in force as a fact is then no longer pushed as a rule, even
+    where the observations' own comparison saw no relation. Returns how many were marked."""
+    if not rows:
+        return 0
+    marks = ",".join("?" * len(rows))
+    pairs = conn.execute(  # (promoted from the older fact, promoted from the newer)
+        "SELECT old.id, new.id FROM facts f "
+        "JOIN facts s ON s.id = f.superseded_by "
+        "JOIN observations old ON old.source = f.session || '/' || f.fact_id "
+        "JOIN observations new ON new.source = s.session || '/' || s.fact_id "
+        f"WHERE f.superseded_by IN ({marks}) AND old.superseded_by IS NULL "
+        "AND new.superseded_by IS NULL AND old.id != new.id AND old.id < new.id "
+        "AND coalesce(old.branch, '') = coalesce(new.branch, '')",
+        rows,
+    ).fetchall()
+    count = 0
+    for old, new in pairs:
+        count += conn.execute(
+            "UPDATE observations SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
+            (new, old),
+        ).rowcount
+    return count
 
 
 def refresh_counts(conn: Any, force: bool = False) -> None:

@@ -186,3 +186,25 @@ def test_a_passage_that_a_better_hit_already_shows_is_left_out(tmp_path: Path) -
         hits = [h.text for h in search_project(memory, "TodoList component project", k=5)]
     assert len([h for h in hits if h.startswith("Set up the Next.js project")]) == 1
     assert "The TodoList component keeps todos in localStorage across reloads." in hits
+
+
+def test_the_rule_promoted_from_a_superseded_fact_is_superseded_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even when the observations' own lookup of related rules misses the older one (a large
+    store: it draws a bounded number of candidates), the fact index's supersession carries
+    over to the rule promoted from the fact."""
+    from cms.observations import capture
+
+    monkeypatch.setattr(capture, "_related_rows", lambda conn, new, place: [])
+    rules = [
+        "From now on, I'd like you to start function argument names with 'j_'.",
+        "From now on, I want you to start function argument names with 'e_' as a prefix.",
+    ]
+    for n, rule in enumerate(rules):
+        sync(tmp_path, chat(f"chat-{n}", rule))
+    memory = open_project_memory(tmp_path, create=False)
+    assert memory is not None
+    with memory:
+        in_force = [o.body or o.title for o in memory.store.list_observations()]
+    assert [r for r in rules if r in in_force] == [rules[-1]]
