@@ -385,9 +385,10 @@ def _ranked(
     SUBJECT_SHARE of the words of the question's subject (wanted) come first, the most of them
     first, then those using more of them as the question does (as the thing itself or only to
     qualify another noun, `modifiers`: "what is our convention for functions?" asks of
-    functions before function names), all listed up to RULES_LISTED, even past k: "what is our
-    convention for functions?" is answered by every rule on functions. Hits known by an id in exclude are left out first
-    (the prompt hook's items already shown: the rules listed must not crowd out fresh ones)."""
+    functions before function names), restatements folded (_distinct_rules), all listed up to
+    RULES_LISTED, even past k: such a question is answered by every rule on its subject. Hits
+    known by an id in exclude are left out first (the prompt hook's items already shown: the
+    rules listed must not crowd out fresh ones); a passage a better hit already shows next."""
     if exclude:
         excluded = set(exclude)
         hits = [h for h in hits if excluded.isdisjoint(h.aliases)]
