@@ -56,7 +56,12 @@ def shell_word(text: str) -> str:
 
 
 def cms_executable() -> str:
-    """The shell words that run this cms: the running script, else the one on PATH, else -m."""
+    """The shell words that run this cms: the running script (for the hook launcher, started
+    without site, the console script of its venv), else the one on PATH, else -m."""
+    if sys.flags.no_site:  # cms.install.launcher: the agent is shown the venv's own `cms`
+        script = os.path.join(os.path.dirname(sys.executable), "cms")
+        if os.path.isfile(script):
+            return shell_word(script)
     argv0 = sys.argv[0] if sys.argv else ""
     if os.path.basename(argv0).lower() in ("cms", "cms.exe") and os.path.isfile(argv0):
         return shell_word(os.path.abspath(argv0))

@@ -97,3 +97,19 @@ def test_the_uninstall_removes_our_launcher_and_its_folder(
     assert launcher.remove_launcher(dry_run=True) is not None and written.exists()
     assert launcher.remove_launcher() is not None
     assert not written.parent.exists()
+
+
+def test_the_search_line_a_launched_hook_injects_names_the_venvs_console_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from cms.hooks import inject
+
+    venv_bin = tmp_path / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "cms").write_text("#!/bin/sh\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "executable", str(venv_bin / "python"))
+    monkeypatch.setattr(sys, "argv", [str(tmp_path / "venv" / "libexec" / "cms-hook" / "cms")])
+    monkeypatch.setattr(sys, "flags", SimpleNamespace(no_site=1))
+    assert inject.cms_executable() == str(venv_bin / "cms")
