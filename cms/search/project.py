@@ -298,22 +298,42 @@ def search_project(
 
 
 def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
-    """Leave out a passage when one better hit already holds SHOWN_SHARE of its words (a to-do
-    list written again with new statuses, a line quoted again in a later turn, the sentence a
-    fact was made of): each result line then says something the others do not. Facts and
-    observations always stay."""
+    """Each result line says something the others do not. A passage is left out when one
+    better hit already holds SHOWN_SHARE of its words (a to-do list written again with new
+    statuses, a line quoted again in a later turn). A fact (not a standing rule) that a passage
+    of its own chat among the hits holds SHOWN_SHARE of (the sentence the fact was made of)
+    gives its place to that passage, which shows it with its context, once. Rules stay."""
     if not any(hit.is_passage for hit in hits):
         return hits  # the prompt hook's items: nothing to weigh (nor any pattern to compile)
     from cms.observations.matching import content_words
 
+    words = [set(content_words(hit.text)) for hit in hits]
+    foldable = [not h.is_passage and h.kind not in STANDING_KINDS for h in hits]
+    done: set[int] = set()  # passages shown or moved up into a fact's place
     kept: list[MemoryHit] = []
     shown: list[set[str]] = []
-    for hit in hits:
-        words = set(content_words(hit.text))
-        if hit.is_passage and any(len(words & s) >= SHOWN_SHARE * len(words) for s in shown):
+    for n, hit in enumerate(hits):
+        if n in done:
             continue
-        kept.append(hit)
-        shown.append(words)
+        if foldable[n]:
+            n = next(
+                (
+                    m
+                    for m in range(n + 1, len(hits))
+                    if m not in done
+                    and hits[m].is_passage
+                    and hits[m].chat == hit.chat
+                    and len(words[n] & words[m]) >= SHOWN_SHARE * len(words[n])
+                ),
+                n,
+            )
+        if (hits[n].is_passage or foldable[n]) and any(
+            len(words[n] & s) >= SHOWN_SHARE * len(words[n]) for s in shown
+        ):
+            continue
+        done.add(n)
+        kept.append(hits[n])
+        shown.append(words[n])
     return kept
 
 
