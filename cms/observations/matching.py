@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from cms.lazypattern import LazyPattern
+from cms.observations.shortforms import every_form, term_forms
 from cms.record import Record
 from cms.textindex import STOPWORDS, stem
 
@@ -170,18 +171,29 @@ def text_relevance(
 ) -> list[float]:
     """Per hit (its lower-cased text and bm25() value, negative is better): coverage * (0.5 +
     0.5 * s / (s + half)), s = -bm25, coverage the share of query terms it holds, each weighted
-    by its rarity among the hits (term_weights). A term found only in the hit's context (the
+    by its rarity among the hits (term_weights), in any of its forms ("env" for environment:
+    shortforms.term_forms). A term found only in the hit's context (the
     lower-cased words around it) earns CONTEXT_CREDIT of its weight. Without bm25s (the hits
     were drawn newest first, see MatchPlan) the BM25 values are computed here (local_bm25) from
     the plan's document frequencies."""
-    stems = term_stems(terms)
-    own = [stem_counts(t, stems) for t in texts]
-    around = [stem_counts(c, stems) for c in contexts] if contexts is not None else None
+    forms = term_forms(terms)
+    if len(forms) == sum(map(len, forms)):  # no term has another form
+        stems = term_stems(terms)
+        own = [stem_counts(t, stems) for t in texts]
+        around = [stem_counts(c, stems) for c in contexts] if contexts is not None else None
+    else:
+        stems = term_stems([form for group in forms for form in group])
+        own = [_per_term(stem_counts(t, stems), forms) for t in texts]
+        around = (
+            [_per_term(stem_counts(c, stems), forms) for c in contexts]
+            if contexts is not None
+            else None
+        )
     present = [[c > 0 for c in row] for row in own] if around is None else [
         [a > 0 or b > 0 for a, b in zip(x, y, strict=True)]
         for x, y in zip(own, around, strict=True)
     ]  # fmt: skip
-    weights = term_weights(present, len(stems))
+    weights = term_weights(present, len(forms))
     total = sum(weights) or 1.0
     if bm25s is None:
         bm25s = local_bm25(texts, own, around, terms, plan)
@@ -195,6 +207,15 @@ def text_relevance(
         coverage = sum(w * c for w, c in zip(weights, credit, strict=True)) / total
         strength = max(0.0, -bm25)
         result.append(coverage * (0.5 + 0.5 * strength / (strength + half)))
+    return result
+
+
+def _per_term(counts: list[int], forms: Sequence[tuple[str, ...]]) -> list[int]:
+    """Counts per form (term_forms flattened) summed per query term."""
+    result, start = [], 0
+    for group in forms:
+        result.append(sum(counts[start : start + len(group)]))
+        start += len(group)
     return result
 
 
@@ -315,7 +336,9 @@ def plan_matches(
     bm25() would read every posting of it (to count its rows): then the newest rows holding the
     rarest few terms together (about CONJUNCTION_ROWS of them, were the terms independent: the
     rows that answer most of the query), and then the newest rows holding the rarest term, are
-    drawn newest first, their BM25 computed by the caller (local_bm25)."""
+    drawn newest first, their BM25 computed by the caller (local_bm25). A text holding a term
+    in another form only ("PR" for pull request: shortforms.every_form) is drawn too."""
+    terms = every_form(terms)
 
     def plan(conn: sqlite3.Connection) -> MatchPlan:
         frequency = frequencies_in(conn, terms, vocab)
