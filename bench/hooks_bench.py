@@ -91,11 +91,11 @@ def fill_store(cwd: Path, count: int) -> None:
                 created_at=now - rng.random() * 86400 * 200,
             )
 
-    from cms.observations.chatsync import refresh_counts
+    from cms.observations.matching import tidy_text_indexes
 
     with memory:
         memory.store.write(insert_all)  # type: ignore[arg-type]
-        memory.store.write(refresh_counts)  # as the worker leaves the store after each capture
+        memory.store.write(tidy_text_indexes)  # as the worker leaves the store after each write
     print(f"store: {count} observations")
 
 

@@ -9,6 +9,7 @@ never runs git (this is on the hook fast path).
 from __future__ import annotations
 
 import os
+import sys
 
 from cms.record import Record
 
@@ -77,13 +78,13 @@ def resolved_folder(cwd: StrPath) -> str:
 
 def _sha256_hex(data: bytes) -> str:
     """SHA-256 without importing hashlib, whose OpenSSL start costs ~5 ms on every hook."""
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # 3.12+
-    except ImportError:
-        try:
+    try:  # asked by version: a failed import searches every folder of sys.path
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]
+        else:
             from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
-        except ImportError:
-            from hashlib import sha256
+    except ImportError:
+        from hashlib import sha256
     return str(sha256(data).hexdigest())
 
 

@@ -17,7 +17,7 @@ from cms.observations.access import ProjectMemory
 from cms.observations.capture import capture_with_outcomes, observations_from_map
 from cms.observations.factkinds import kind_of_fact
 from cms.observations.factsync import clear_index, index_passages, retire_again, sync_chat
-from cms.observations.matching import refresh_term_counts
+from cms.observations.matching import tidy_text_indexes
 from cms.observations.personal import capture_personal, split_personal
 from cms.observations.recall import STANDING_KINDS
 from cms.record import Record, field
@@ -61,7 +61,7 @@ def sync_chat_memory(
     stored = [o.id for o in outcomes if o.status != "duplicate"]
     memory.store.write(lambda c: retire_promoted(c, [row for row, _fact in changed]))
     mine = capture_personal(personal, session=cmap.session_id, agent=agent, now=stamp)
-    memory.store.write(refresh_counts)
+    memory.store.write(tidy_text_indexes)
     return SyncResult(
         [row for row, _fact in changed], stored, [o.id for o in mine if o.status != "duplicate"]
     )
@@ -93,12 +93,6 @@ def retire_promoted(conn: Any, rows: list[int]) -> int:
             (new, old),
         ).rowcount
     return count
-
-
-def refresh_counts(conn: Any, force: bool = False) -> None:
-    """Retake the vocabulary counts of the fact index and the observations when they grew."""
-    refresh_term_counts(conn, "facts_vocab", "facts", force=force)
-    refresh_term_counts(conn, "observations_vocab", "observations", force=force)
 
 
 def related_in_force(
@@ -229,7 +223,7 @@ def rebuild_fact_index(memory: ProjectMemory, maps: Iterable[CorrelationMap]) ->
         total += len(changed)
     memory.store.write(lambda c: retire_again(c, retired))
     memory.store.write(rebuild_observation_text_index)
-    memory.store.write(lambda c: refresh_counts(c, force=True))
+    memory.store.write(lambda c: tidy_text_indexes(c, force=True))
     return total
 
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 import math
 
 from cms.lazypattern import LazyPattern
-from cms.observations.shortforms import every_form, term_forms
 from cms.record import Record
-from cms.textindex import STOPWORDS, stem
+from cms.textindex import STOPWORDS, every_form, stem, term_forms
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,6 +26,8 @@ MAX_TERMS = 24
 POSTINGS_BUDGET = 1000  # index entries one recall may score; commoner terms only rerank
 CONJUNCTION_ROWS = 200  # rows an AND of common terms should leave, were they independent
 REFRESH_GROWTH = 0.05  # the share of new rows after which the vocabulary counts are taken again
+SEGMENTS_MAX = 4  # FTS5 segments an index may hold before its writer merges them
+MERGE_PAGES = 1000  # leaf pages one merge step may write: a writer's work stays bounded
 _TERM = LazyPattern(r"[^\W_]+")
 # Every ASCII character that is neither a letter nor a digit, as a space (str.translate table).
 _ASCII_BREAKS = {code: " " for code in range(128) if not chr(code).isalnum()}
@@ -172,7 +173,7 @@ def text_relevance(
     """Per hit (its lower-cased text and bm25() value, negative is better): coverage * (0.5 +
     0.5 * s / (s + half)), s = -bm25, coverage the share of query terms it holds, each weighted
     by its rarity among the hits (term_weights), in any of its forms ("env" for environment:
-    shortforms.term_forms). A term found only in the hit's context (the
+    textindex.term_forms). A term found only in the hit's context (the
     lower-cased words around it) earns CONTEXT_CREDIT of its weight. Without bm25s (the hits
     were drawn newest first, see MatchPlan) the BM25 values are computed here (local_bm25) from
     the plan's document frequencies."""
@@ -315,6 +316,30 @@ def refresh_term_counts(
     return True
 
 
+def merge_segments(conn: sqlite3.Connection, fts: str) -> bool:
+    """Merge an FTS5 index's segments once more than SEGMENTS_MAX have piled up (each write
+    transaction adds one, and every lookup of a term reads each segment: the hooks' searches
+    and vocabulary counts slow down as they pile up), writing at most MERGE_PAGES leaf pages:
+    later calls go on where a large index was left. Writers call it; whether it merged."""
+    count = conn.execute(f"SELECT count(DISTINCT segid) FROM {fts}_idx").fetchone()[0]
+    if count <= SEGMENTS_MAX:
+        return False
+    conn.execute(f"INSERT INTO {fts} ({fts}, rank) VALUES ('merge', ?)", (-MERGE_PAGES,))
+    return True
+
+
+def tidy_text_indexes(conn: sqlite3.Connection, force: bool = False) -> None:
+    """What a writer leaves behind for the hooks' searches: the text indexes of the facts and
+    the observations with few segments (merge_segments), and their vocabulary counts retaken
+    when they grew (or when forced)."""
+    for fts, vocab, table in (
+        ("facts_fts", "facts_vocab", "facts"),
+        ("observations_fts", "observations_vocab", "observations"),
+    ):
+        merge_segments(conn, fts)
+        refresh_term_counts(conn, vocab, table, force=force)
+
+
 class MatchPlan(Record):
     """How one search draws its candidates from an FTS5 table (plan_matches)."""
 
@@ -337,7 +362,7 @@ def plan_matches(
     rarest few terms together (about CONJUNCTION_ROWS of them, were the terms independent: the
     rows that answer most of the query), and then the newest rows holding the rarest term, are
     drawn newest first, their BM25 computed by the caller (local_bm25). A text holding a term
-    in another form only ("PR" for pull request: shortforms.every_form) is drawn too."""
+    in another form only ("PR" for pull request: textindex.every_form) is drawn too."""
     terms = every_form(terms)
 
     def plan(conn: sqlite3.Connection) -> MatchPlan:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from cms.observations.access import open_user_memory
 from cms.observations.capture import CaptureOutcome, capture_with_outcomes
+from cms.observations.matching import tidy_text_indexes
 from cms.observations.model import NewObservation
 from cms.observations.recall import STANDING_KINDS
 from cms.observations.wording import is_personal
@@ -58,7 +59,7 @@ def capture_personal(
     if memory is None:  # pragma: no cover - create=True always opens
         return []
     with memory:
-        return capture_with_outcomes(
+        outcomes = capture_with_outcomes(
             memory.store,
             candidates,
             session=session,
@@ -66,3 +67,5 @@ def capture_personal(
             cwd=None,
             now=time.time() if now is None else now,
         )
+        memory.store.write(tidy_text_indexes)
+        return outcomes

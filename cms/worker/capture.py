@@ -22,6 +22,7 @@ from cms.map.render import render_full
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
 from cms.observations.capture import capture_observations, observations_from_map
+from cms.observations.matching import tidy_text_indexes
 from cms.observations.model import NewObservation
 from cms.observations.personal import capture_personal, split_personal
 from cms.providers.model_calls import ask_for_observations
@@ -140,6 +141,7 @@ def run_capture(
         stored = capture_observations(
             memory.store, project, session=session_id, agent=agent, cwd=cwd
         )
+        memory.store.write(tidy_text_indexes)
     mine = capture_personal(personal, session=session_id, agent=agent)
     kept = sum(o.status != "duplicate" for o in mine)
     return f"via={via} candidates={len(candidates)} stored={len(stored)} personal={kept}"

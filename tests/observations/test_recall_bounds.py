@@ -115,3 +115,26 @@ def test_term_counts_come_from_the_snapshot_taken_when_the_store_grew(
     fill_with_partial_matches(store, 3)  # past REFRESH_GROWTH of new rows
     assert store.write(lambda c: refresh_term_counts(c, "observations_vocab", "observations"))
     assert counts()["deploy"] == live["deploy"] + 1  # one of the three new rows says deploy
+
+
+def test_a_writer_merges_the_segments_that_pile_up_and_recall_finds_the_same(
+    store: ObservationStore,
+) -> None:
+    """Each write transaction adds an FTS5 segment, which every term lookup then reads:
+    tidy_text_indexes merges them once more than SEGMENTS_MAX pile up; results do not change."""
+    from cms.observations.matching import SEGMENTS_MAX, merge_segments, tidy_text_indexes
+
+    def segments() -> int:
+        sql = "SELECT count(DISTINCT segid) FROM observations_fts_idx"
+        return int(store.read(lambda c: c.execute(sql).fetchone()[0]))
+
+    fill_with_partial_matches(store, 12)  # one transaction each
+    assert segments() > SEGMENTS_MAX
+    scope = BranchScope(None, None, None)
+    before = recall(store, "postgres deploy", scope=scope, limit=5, touch=False, now=NOW)
+    assert before
+    store.write(tidy_text_indexes)
+    assert segments() <= SEGMENTS_MAX
+    after = recall(store, "postgres deploy", scope=scope, limit=5, touch=False, now=NOW)
+    assert [r.observation.id for r in after] == [r.observation.id for r in before]
+    assert not store.write(lambda c: merge_segments(c, "observations_fts"))  # nothing to merge

@@ -9,8 +9,8 @@ from cms.observations.access import open_project_memory
 from cms.observations.chatsync import index_exchange
 from cms.observations.model import NewObservation
 from cms.observations.recall import recall
-from cms.observations.shortforms import every_form, term_forms
 from cms.search.project import search_project
+from cms.textindex import every_form, term_forms
 
 
 def test_a_term_takes_its_short_or_long_form() -> None:
