@@ -19,11 +19,13 @@ if TYPE_CHECKING:
 
 
 class Project(Record, frozen=True):
-    """A project: its id, the work tree (or folder) the cwd is in, and its common git dir."""
+    """A project: its id, the work tree (or folder) the cwd is in, its common git dir and the
+    work tree's own git dir (a linked worktree has its own; None outside git)."""
 
     id: str
     root: str
     git_common_dir: str | None
+    git_dir: str | None = None
 
 
 def _read_gitdir_file(dot_git: str) -> str | None:
@@ -109,11 +111,12 @@ def identify_project(cwd: StrPath) -> Project:
     """The project of a working folder (git common dir, else the resolved path)."""
     folder = resolved_folder(cwd)
     found = git_folders(folder)
+    gitdir = None
     if found is None:
         key, root, common = folder, folder, None
         name = os.path.basename(folder)
     else:
-        root, _gitdir, common = found
+        root, gitdir, common = found
         key = common
         base = os.path.basename(common)
         if base == ".git":
@@ -121,4 +124,4 @@ def identify_project(cwd: StrPath) -> Project:
         else:
             name = base.removesuffix(".git")
     digest = _sha256_hex(key.encode("utf-8"))[:12]
-    return Project(id=f"{_slug(name)}-{digest}", root=root, git_common_dir=common)
+    return Project(id=f"{_slug(name)}-{digest}", root=root, git_common_dir=common, git_dir=gitdir)

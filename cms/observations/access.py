@@ -50,7 +50,9 @@ def project_scope(project: Project) -> BranchScope:
     from cms.observations.scope import current_scope
 
     cache = os.path.join(paths.project_dir(project.id), GIT_CACHE_NAME)
-    return current_scope(project.root, cache_path=cache)
+    common, own = project.git_common_dir, project.git_dir
+    folders = (project.root, own, common) if common and own else None
+    return current_scope(project.root, cache_path=cache, folders=folders)
 
 
 def open_project_memory(cwd: StrPath, *, create: bool = True) -> ProjectMemory | None:

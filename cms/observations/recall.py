@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 
-from cms.observations.dates import query_dates
 from cms.observations.matching import (
     MatchPlan,
     match_condition,
@@ -232,7 +231,12 @@ def recall(
     semantic index says of the query) fuses it in by score (fusion.fuse_semantic).
     """
     now = time.time() if now is None else now
-    windows, text = query_dates(query)
+    windows: list[tuple[float, float]] = []
+    text = query
+    if any(ch.isdigit() for ch in query):  # every date form names a day or a year: dates.py
+        from cms.observations.dates import query_dates  # is imported only then
+
+        windows, text = query_dates(query)
     terms = query_terms(text + " " + " ".join(files or ()))
     if limit <= 0 or not (terms or meaning):
         return []

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 
-from cms.observations.ancestry import GIT_TIMEOUT, AncestryCache
 from cms.project import git_folders, resolved_folder
 from cms.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cms.observations.ancestry import AncestryCache
     from cms.paths import StrPath
 
 DEFAULT_NAMES = ("main", "master")
@@ -113,9 +113,10 @@ def _upstreams(common_dir: str) -> dict[str, tuple[str, str]]:
     return result
 
 
-def read_git_state(cwd: StrPath) -> GitState | None:
-    """The git state of the work tree holding cwd, or None outside a repository."""
-    found = git_folders(resolved_folder(cwd))
+def read_git_state(cwd: StrPath, folders: tuple[str, str, str] | None = None) -> GitState | None:
+    """The git state of the work tree holding cwd, or None outside a repository; folders, when
+    the caller already found them (project.git_folders), spares looking them up again."""
+    found = folders or git_folders(resolved_folder(cwd))
     if found is None:
         return None
     root, git_dir, common_dir = found
@@ -162,6 +163,8 @@ def _git(root: str, *args: str) -> str | None:
     """stdout of one git command, or None when git fails or is missing."""
     import subprocess  # not on the prompt hook's path unless git must answer
 
+    from cms.observations.ancestry import GIT_TIMEOUT
+
     try:
         done = subprocess.run(
             ["git", "-C", root, *args],
@@ -195,6 +198,32 @@ def commit_is_shared(state: GitState) -> bool:
     return any(line.strip() and line.strip() != own for line in out.splitlines())
 
 
+class LazyAncestry:
+    """The scope's AncestryCache, made on the first question (ancestry.py is imported only
+    then: most recalls see only observations of the current and default branches)."""
+
+    __slots__ = ("_args", "_cache")
+
+    def __init__(self, root: str, common_dir: str, path: StrPath | None) -> None:
+        self._args = (root, common_dir, path)
+        self._cache: AncestryCache | None = None
+
+    def _made(self) -> AncestryCache:
+        if self._cache is None:
+            from cms.observations.ancestry import AncestryCache
+
+            self._cache = AncestryCache(*self._args)
+        return self._cache
+
+    def is_ancestor(self, commit: str, head: str) -> bool:
+        return self._made().is_ancestor(commit, head)
+
+    @property
+    def git_calls(self) -> int:
+        """Git runs the cache needed so far (0 before the first question)."""
+        return 0 if self._cache is None else self._cache.git_calls
+
+
 class BranchScope(Record):
     """Where recall happens: decides which captured branch/commit pairs are visible there."""
 
@@ -204,7 +233,7 @@ class BranchScope(Record):
     default_branches: frozenset[str] = frozenset()
     existing_branches: frozenset[str] = frozenset()
     gone_branches: frozenset[str] = frozenset()
-    ancestry: AncestryCache | None = None
+    ancestry: LazyAncestry | None = None
     branch_tips: dict[str, str] = field(default_factory=dict)  # existing branch -> tip commit
 
     def with_branch(self, branch: str, head: str | None) -> BranchScope:
@@ -262,11 +291,16 @@ def scope_from_state(state: GitState | None, cache_path: StrPath | None = None) 
         default_branches=state.default_branches,
         existing_branches=frozenset(state.branches),
         gone_branches=state.gone_branches,
-        ancestry=AncestryCache(state.root, state.common_dir, cache_path),
+        ancestry=LazyAncestry(state.root, state.common_dir, cache_path),
         branch_tips=state.branches,
     )
 
 
-def current_scope(cwd: StrPath, cache_path: StrPath | None = None) -> BranchScope:
-    """The branch scope of a working folder; cache_path keeps ancestry answers between runs."""
-    return scope_from_state(read_git_state(cwd), cache_path)
+def current_scope(
+    cwd: StrPath,
+    cache_path: StrPath | None = None,
+    folders: tuple[str, str, str] | None = None,
+) -> BranchScope:
+    """The branch scope of a working folder; cache_path keeps ancestry answers between runs;
+    folders as for read_git_state."""
+    return scope_from_state(read_git_state(cwd, folders), cache_path)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from cms.observations.scope import BranchScope, current_scope, read_git_state
@@ -70,6 +72,24 @@ def test_ancestry_answers_are_cached_so_the_next_prompt_runs_no_git(tmp_path: Pa
     second = current_scope(repo, cache)
     assert second.visibility("feat", feat_commit) == "merged"
     assert second.ancestry is not None and second.ancestry.git_calls == 0
+
+
+def test_the_ancestry_cache_is_made_only_when_a_question_needs_it(tmp_path: Path) -> None:
+    """Current and default branches need no ancestry: the prompt hook then never imports it."""
+    repo = make_repo(tmp_path / "app")
+    git(repo, "checkout", "-q", "-b", "feat")
+    feat_commit = commit_file(repo, "f.txt", "f", "feature")
+    scope = current_scope(repo, tmp_path / "git-cache.json")
+    assert scope.visibility("feat", feat_commit) == "current"
+    assert scope.visibility("main", None) == "default"
+    assert scope.ancestry is not None and scope.ancestry.git_calls == 0
+    probe = (
+        "import sys; from cms.observations.scope import current_scope; "
+        f"s = current_scope({str(repo)!r}); s.visibility('main', None); "
+        "print('cms.observations.ancestry' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+    assert done.stdout.strip() == b"False"
 
 
 def test_a_new_commit_inherits_its_parents_cached_answer_without_git(tmp_path: Path) -> None:
