@@ -173,23 +173,19 @@ def text_relevance(
     """Per hit (its lower-cased text and bm25() value, negative is better): coverage * (0.5 +
     0.5 * s / (s + half)), s = -bm25, coverage the share of query terms it holds, each weighted
     by its rarity among the hits (term_weights), in any of its forms ("env" for environment:
-    textindex.term_forms). A term found only in the hit's context (the
-    lower-cased words around it) earns CONTEXT_CREDIT of its weight. Without bm25s (the hits
+    textindex.term_forms). A term found only in the hit's context (the lower-cased words
+    around it) earns CONTEXT_CREDIT of its weight. Without bm25s (the hits
     were drawn newest first, see MatchPlan) the BM25 values are computed here (local_bm25) from
     the plan's document frequencies."""
     forms = term_forms(terms)
-    if len(forms) == sum(map(len, forms)):  # no term has another form
-        stems = term_stems(terms)
-        own = [stem_counts(t, stems) for t in texts]
-        around = [stem_counts(c, stems) for c in contexts] if contexts is not None else None
-    else:
-        stems = term_stems([form for group in forms for form in group])
-        own = [_per_term(stem_counts(t, stems), forms) for t in texts]
-        around = (
-            [_per_term(stem_counts(c, stems), forms) for c in contexts]
-            if contexts is not None
-            else None
-        )
+    stems = term_stems([form for group in forms for form in group])
+
+    def counts(text: str) -> list[int]:
+        found = stem_counts(text, stems)
+        return found if len(found) == len(forms) else _per_term(found, forms)
+
+    own = [counts(t) for t in texts]
+    around = [counts(c) for c in contexts] if contexts is not None else None
     present = [[c > 0 for c in row] for row in own] if around is None else [
         [a > 0 or b > 0 for a, b in zip(x, y, strict=True)]
         for x, y in zip(own, around, strict=True)

@@ -297,7 +297,7 @@ def search_project(
     return _ranked(hits, asked, session, asks_rule, wanted, exclude, modifiers)
 
 
-def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
+def _each_said_once(hits: list[MemoryHit]) -> list[MemoryHit]:
     """Each result line says something the others do not. A passage is left out when one
     better hit already holds SHOWN_SHARE of its words (a to-do list written again with new
     statuses, a line quoted again in a later turn). A fact (not a standing rule) that a passage
@@ -315,8 +315,9 @@ def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
     for n, hit in enumerate(hits):
         if n in done:
             continue
+        line = n  # the hit shown in this place: the fact's passage, when it has one below
         if foldable[n]:
-            n = next(
+            line = next(
                 (
                     m
                     for m in range(n + 1, len(hits))
@@ -327,13 +328,13 @@ def _without_shown_passages(hits: list[MemoryHit]) -> list[MemoryHit]:
                 ),
                 n,
             )
-        if (hits[n].is_passage or foldable[n]) and any(
-            len(words[n] & s) >= SHOWN_SHARE * len(words[n]) for s in shown
+        if (hits[line].is_passage or foldable[line]) and any(
+            len(words[line] & s) >= SHOWN_SHARE * len(words[line]) for s in shown
         ):
             continue
-        done.add(n)
-        kept.append(hits[n])
-        shown.append(words[n])
+        done.add(line)
+        kept.append(hits[line])
+        shown.append(words[line])
     return kept
 
 
@@ -408,7 +409,7 @@ def _ranked(
     functions before function names), restatements folded (_distinct_rules), all listed up to
     RULES_LISTED, even past k: such a question is answered by every rule on its subject. Hits
     known by an id in exclude are left out first (the prompt hook's items already shown: the
-    rules listed must not crowd out fresh ones); a passage a better hit already shows next."""
+    rules listed must not crowd out fresh ones); then each thing said once (_each_said_once)."""
     if exclude:
         excluded = set(exclude)
         hits = [h for h in hits if excluded.isdisjoint(h.aliases)]
@@ -417,7 +418,7 @@ def _ranked(
             if hit.kind in STANDING_KINDS:
                 hit.relevance *= RULE_BOOST
     hits.sort(key=lambda h: (-h.relevance, -h.updated_at, h.id))
-    hits = _without_shown_passages(hits)
+    hits = _each_said_once(hits)
     if wanted:
         from cms.observations.subject import frame_of
 

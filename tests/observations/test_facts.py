@@ -188,33 +188,30 @@ def test_a_passage_that_a_better_hit_already_shows_is_left_out(tmp_path: Path) -
     assert "The TodoList component keeps todos in localStorage across reloads." in hits
 
 
-def test_a_fact_gives_its_place_to_the_passage_it_was_made_of(tmp_path: Path) -> None:
+def fact_and_its_passage(tmp_path: Path, fact: str, said: tuple[str, str], query: str) -> list[str]:
+    """What a search finds in a chat that stated fact in the passage said (speaker, text)."""
     from cms.observations.chatsync import index_exchange
 
-    fact = "The repository has no code, configuration files or documentation yet."
-    said = f"The directory appears to be empty. {fact} I wrote a basic CLAUDE.md for it."
     cmap = chat("chat-a", fact)
     memory = open_project_memory(tmp_path, create=True)
     assert memory is not None
     with memory:
         sync_chat_memory(memory, cmap, cwd=tmp_path)
-        index_exchange(memory, "chat-a", 1, [("assistant", said)])
-        hits = search_project(memory, "what did we find in the repository code", k=5)
-    texts = [h.text for h in hits]
+        index_exchange(memory, "chat-a", 1, [said])
+        return [h.text for h in search_project(memory, query, k=5)]
+
+
+def test_a_fact_gives_its_place_to_the_passage_it_was_made_of(tmp_path: Path) -> None:
+    fact = "The repository has no code, configuration files or documentation yet."
+    said = f"The directory appears to be empty. {fact} I wrote a basic CLAUDE.md for it."
+    query = "what did we find in the repository code"
+    texts = fact_and_its_passage(tmp_path, fact, ("assistant", said), query)
     assert texts[0] == said and fact not in texts
 
 
 def test_a_rule_keeps_its_place_beside_the_passage_it_was_made_of(tmp_path: Path) -> None:
-    from cms.observations.chatsync import index_exchange
-
     said = f"Sure, noted. {RULE_E} I will use it below."
-    cmap = chat("chat-a", RULE_E)
-    memory = open_project_memory(tmp_path, create=True)
-    assert memory is not None
-    with memory:
-        sync_chat_memory(memory, cmap, cwd=tmp_path)
-        index_exchange(memory, "chat-a", 1, [("user", said)])
-        texts = [h.text for h in search_project(memory, "function argument names", k=5)]
+    texts = fact_and_its_passage(tmp_path, RULE_E, ("user", said), "function argument names")
     assert RULE_E in texts
 
 
