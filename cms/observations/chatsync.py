@@ -82,7 +82,7 @@ def retire_promoted(conn: Any, rows: list[int]) -> int:
         "JOIN observations old ON old.source = f.session || '/' || f.fact_id "
         "JOIN observations new ON new.source = s.session || '/' || s.fact_id "
         f"WHERE f.superseded_by IN ({marks}) AND old.superseded_by IS NULL "
-        "AND new.superseded_by IS NULL AND old.id != new.id AND old.id < new.id "
+        "AND new.superseded_by IS NULL AND old.id < new.id "
         "AND coalesce(old.branch, '') = coalesce(new.branch, '')",
         rows,
     ).fetchall()

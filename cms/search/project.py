@@ -302,7 +302,9 @@ def _each_said_once(hits: list[MemoryHit]) -> list[MemoryHit]:
     better hit already holds SHOWN_SHARE of its words (a to-do list written again with new
     statuses, a line quoted again in a later turn). A fact (not a standing rule) that a passage
     of its own chat among the hits holds SHOWN_SHARE of (the sentence the fact was made of)
-    gives its place to that passage, which shows it with its context, once. Rules stay."""
+    gives its place to that passage, which shows it with its context, once; such a fact is
+    left out, too, when a better line already holds SHOWN_SHARE of its words. Rules in force
+    and observations always stay."""
     if not any(hit.is_passage for hit in hits):
         return hits  # the prompt hook's items: nothing to weigh (nor any pattern to compile)
     from cms.observations.matching import content_words
