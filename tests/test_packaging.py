@@ -37,6 +37,7 @@ def test_every_cms_package_is_listed_and_the_prompts_come_from_the_top_level() -
     assert config["package-data"] == {
         "cms": ["py.typed"],
         "cms.prompts": ["*.md"],
+        "cms.language": ["model/*"],
     }
 
 
@@ -109,6 +110,7 @@ def test_the_wheel_carries_the_prompts_and_an_installed_cms_reads_them(tmp_path:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"cms/prompts/{name}.md" for name in PROMPT_NAMES} <= names
     assert {"cms/py.typed", "cms/providers/local/__init__.py", "cms/mcp_server/server.py"} <= names
+    assert {"cms/language/model/vectors.bin", "cms/language/model/vocab.txt"} <= names
     assert not [n for n in names if n.startswith("prompts/")]  # no top-level prompts package
 
     python = throwaway_venv(tmp_path)

@@ -1,0 +1,1 @@
+"""Reading English: one vocabulary for what text says (sentences, kinds, subjects, meaning)."""
