@@ -224,6 +224,22 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX overrides_newer ON overrides (newer);
         """,
     ),
+    (
+        "015_meanings",
+        """
+        ALTER TABLE facts ADD COLUMN meaning BLOB;
+        ALTER TABLE observations ADD COLUMN meaning BLOB;
+        CREATE INDEX facts_meaning_pending ON facts (id) WHERE meaning IS NULL;
+        CREATE INDEX observations_meaning_pending ON observations (id) WHERE meaning IS NULL;
+        CREATE TRIGGER facts_meaning_stale AFTER UPDATE OF text ON facts BEGIN
+            UPDATE facts SET meaning = NULL WHERE id = new.id;
+        END;
+        CREATE TRIGGER observations_meaning_stale AFTER UPDATE OF title, body ON observations
+        BEGIN
+            UPDATE observations SET meaning = NULL WHERE id = new.id;
+        END;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

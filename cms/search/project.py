@@ -20,6 +20,7 @@ from cms.observations.recall import (
     recall,
 )
 from cms.record import Record
+from cms.search.lines import each_said_once, newest_first
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be do
 RULES_LISTED = 10  # rules in force on the asked subject listed at most, even past k
 SUBJECT_SHARE = 2 / 3  # of the asked subject's words a rule must hold to be listed first
 SEMANTIC_POOL_PER_RESULT = 2  # items nearest the query considered per result asked for
-SHOWN_SHARE = 0.8  # of a passage's words a better hit already shows, to leave the passage out
 
 
 class MemoryHit(Record):
@@ -51,6 +51,19 @@ class MemoryHit(Record):
     kind: str = ""  # the fact's or observation's kind ("" when unknown)
     vector: str = ""  # its key in the semantic index (F<row>, O<id>; "" for none)
     personal: bool = False  # an item of the user tier (U<id>), not of this project
+    replaced_by: str = ""  # the id of the newer hit that states its subject (history)
+    stored_meaning: bytes | None = None  # its vector by the packaged model (observations.meanings)
+
+    @property
+    def decided(self) -> bool:
+        """A rule in force: what it replaces was decided when it was stored."""
+        return self.kind in STANDING_KINDS and self.id[:1] in ("O", "U")
+
+    @property
+    def said_at(self) -> tuple[float, int]:
+        """When it was said: its time, then (times are whole seconds) the order its chat's
+        facts and passages were indexed in."""
+        return (self.updated_at, int(self.vector[1:]) if self.vector[:1] == "F" else 0)
 
     def render(self, now: float, current: str | None) -> str:
         if self.personal:
@@ -59,9 +72,8 @@ class MemoryHit(Record):
             where = MARK
         else:
             where = "this chat" if current and self.chat == current else _chat_name(self.chat)
-        return (
-            f"{self.id} [{self.label}] ({where}, {format_age(now - self.updated_at)}) {self.text}"
-        )
+        label = f"history, now {self.replaced_by}; {self.label}" if self.replaced_by else self.label
+        return f"{self.id} [{label}] ({where}, {format_age(now - self.updated_at)}) {self.text}"
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -246,6 +258,7 @@ def search_project(
     semantic_weight: float = 1.0,
     user: ProjectMemory | None = None,
     exclude: Collection[str] = (),
+    history: bool = False,
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best (its
@@ -257,7 +270,9 @@ def search_project(
     best relevance + weight x semantic score) / (1 + weight), the items nearest the query
     joining the lexical ones (fuse_hits). user (the user tier, when it exists) adds
     its relevant items the project does not overrule (with_user_hits), ranked alike. exclude:
-    ids (any alias) of items not to return, such as those a chat was already shown."""
+    ids (any alias) of items not to return, such as those a chat was already shown. With
+    history, an item a newer hit states the subject of (cms.language.newest) is listed right
+    after that hit and marked as history."""
     from cms.observations.wording import rule_query
 
     text, asks_rule = rule_query(query)
@@ -272,7 +287,7 @@ def search_project(
         own = chat_hits(session, text, k) if session else []
         if user is not None:
             own = with_user_hits(own, None, user, text, k)
-        return _ranked(own, asked, session, asks_rule, wanted, exclude, modifiers)
+        return _ranked(own, asked, session, asks_rule, wanted, exclude, modifiers, query, history)
     own = []
     skip = other_than
     if session and not index_holds_map(memory, session):  # read the map itself, always current
@@ -290,54 +305,12 @@ def search_project(
     hits = facts + [h for h in observations if not h.source or h.source not in shown]
     if user is not None:
         hits = with_user_hits(hits, memory, user, text, k)
+    _read_meanings(memory, hits)
     if meaning:
         hits = fuse_hits(
             memory, hits, meaning, semantic_weight, k, skip_session=skip, passages=passages
         )
-    return _ranked(hits, asked, session, asks_rule, wanted, exclude, modifiers)
-
-
-def _each_said_once(hits: list[MemoryHit]) -> list[MemoryHit]:
-    """Each result line says something the others do not. A passage is left out when one
-    better hit already holds SHOWN_SHARE of its words (a to-do list written again with new
-    statuses, a line quoted again in a later turn). A fact (not a standing rule) that a passage
-    of its own chat among the hits holds SHOWN_SHARE of (the sentence the fact was made of)
-    gives its place to that passage, which shows it with its context, once; such a fact is
-    left out, too, when a better line already holds SHOWN_SHARE of its words. Rules in force
-    and observations always stay."""
-    if not any(hit.is_passage for hit in hits):
-        return hits  # the prompt hook's items: nothing to weigh (nor any pattern to compile)
-    from cms.observations.matching import content_words
-
-    words = [set(content_words(hit.text)) for hit in hits]
-    foldable = [not h.is_passage and h.kind not in STANDING_KINDS for h in hits]
-    done: set[int] = set()  # passages shown or moved up into a fact's place
-    kept: list[MemoryHit] = []
-    shown: list[set[str]] = []
-    for n, hit in enumerate(hits):
-        if n in done:
-            continue
-        line = n  # the hit shown in this place: the fact's passage, when it has one below
-        if foldable[n]:
-            line = next(
-                (
-                    m
-                    for m in range(n + 1, len(hits))
-                    if m not in done
-                    and hits[m].is_passage
-                    and hits[m].chat == hit.chat
-                    and len(words[n] & words[m]) >= SHOWN_SHARE * len(words[n])
-                ),
-                n,
-            )
-        if (hits[line].is_passage or foldable[line]) and any(
-            len(words[line] & s) >= SHOWN_SHARE * len(words[line]) for s in shown
-        ):
-            continue
-        done.add(line)
-        kept.append(hits[line])
-        shown.append(words[line])
-    return kept
+    return _ranked(hits, asked, session, asks_rule, wanted, exclude, modifiers, query, history)
 
 
 def _distinct_rules(rules: list[MemoryHit], held: dict[int, frozenset[str]]) -> list[MemoryHit]:
@@ -394,6 +367,20 @@ def rule_subject(query: str) -> frozenset[str]:
     return frozenset(w for w in frame_of(query) if not names_no_subject(w))
 
 
+def _read_meanings(memory: ProjectMemory, hits: list[MemoryHit]) -> None:
+    """Give the hits of this project their stored meanings (one read)."""
+    from cms.observations.meanings import stored_meanings
+    from cms.observations.vectors import key_number
+
+    own = [h for h in hits if not h.personal]
+    facts = {n: h for h in own if (n := key_number(h.vector, "F")) is not None}
+    observations = {n: h for h in own if (n := key_number(h.vector, "O")) is not None}
+    found_facts, found_observations = stored_meanings(memory.store, facts, observations)
+    for table, found in ((facts, found_facts), (observations, found_observations)):
+        for n, blob in found.items():
+            table[n].stored_meaning = blob
+
+
 def _ranked(
     hits: list[MemoryHit],
     k: int,
@@ -402,6 +389,8 @@ def _ranked(
     wanted: frozenset[str] = frozenset(),
     exclude: Collection[str] = (),
     modifiers: frozenset[str] = frozenset(),
+    query: str = "",
+    history: bool = False,
 ) -> list[MemoryHit]:
     """The k best, then the given chat's own first among the relevant. When the query asks how
     things are done, rules in force rank higher, and those whose subject holds at least
@@ -411,7 +400,8 @@ def _ranked(
     functions before function names), restatements folded (_distinct_rules), all listed up to
     RULES_LISTED, even past k: such a question is answered by every rule on its subject. Hits
     known by an id in exclude are left out first (the prompt hook's items already shown: the
-    rules listed must not crowd out fresh ones); then each thing said once (_each_said_once)."""
+    rules listed must not crowd out fresh ones); then each thing said once and the newest of a
+    subject first (cms.search.lines)."""
     if exclude:
         excluded = set(exclude)
         hits = [h for h in hits if excluded.isdisjoint(h.aliases)]
@@ -420,7 +410,7 @@ def _ranked(
             if hit.kind in STANDING_KINDS:
                 hit.relevance *= RULE_BOOST
     hits.sort(key=lambda h: (-h.relevance, -h.updated_at, h.id))
-    hits = _each_said_once(hits)
+    hits = newest_first(each_said_once(hits), query, history)
     if wanted:
         from cms.observations.subject import frame_of
 

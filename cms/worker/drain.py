@@ -29,7 +29,7 @@ from cms.hooks.queue import WorkerLock, try_worker_lock, try_worker_slot, worker
 from cms.log import log_event
 from cms.worker import queue
 from cms.worker.jobs import run_job
-from cms.worker.projectsync import update_file_notes, update_semantic_index
+from cms.worker.projectsync import give_meanings, update_file_notes, update_semantic_index
 
 HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
 POLL_SECONDS = 0.05
@@ -171,8 +171,21 @@ def _step(path: Path, config: Config, result: DrainResult, *, hard_exit: bool) -
     queue.finish_job(job.path)
     result.applied += 1
     log_event("info", "job_done", summary, **fields)
+    _give_meanings(job)
     _update_semantic_index(job, config)
     _update_file_notes(job)
+
+
+def _give_meanings(job: queue.Job) -> None:
+    """After a finished job, the meaning of its project's new items (what reading compares to
+    tell one subject's statements); a failure is logged and never counts against the job."""
+    cwd = job.payload.get("cwd")
+    if not isinstance(cwd, str) or not cwd:
+        return
+    try:
+        give_meanings(cwd)
+    except Exception as exc:  # noqa: BLE001 - reading falls back on words without them
+        log_event("warning", "meanings_failed", _describe(exc), session=job.session_id)
 
 
 def _update_semantic_index(job: queue.Job, config: Config) -> None:

@@ -99,12 +99,16 @@ def sync_project_memory(
 ) -> tuple[int, int, int]:
     """Sync the chat's map into its project's fact index and standing rules (see chatsync),
     index what the exchange said and mark the earlier items the update model superseded;
-    (facts new or changed, observations stored, items marked), zeros without a map or folder."""
+    (facts new or changed, observations stored, items marked), zeros without a folder. What
+    the exchange said is indexed even when no fact was made of it (the chat has no map yet):
+    what the extractor could not classify stays a passage for search."""
     if not cwd:
         return 0, 0, 0
     try:
         cmap = load_map(paths.map_path(session_id))
     except MapNotFoundError:
+        cmap = None
+    if cmap is None and exchange is None:
         return 0, 0, 0
     memory = open_project_memory(cwd, create=True)
     if memory is None:  # pragma: no cover - create=True always opens
@@ -112,6 +116,8 @@ def sync_project_memory(
     with memory:
         if exchange is not None:
             index_exchange(memory, session_id, exchange.turn, exchange_passages(exchange))
+        if cmap is None:
+            return 0, 0, 0
         prompts = {exchange.turn: exchange.user} if exchange is not None else None
         result = sync_chat_memory(memory, cmap, cwd=cwd, agent=agent, prompts=prompts)
         marked = retire_items(memory, retired, result) if retired else 0
@@ -125,6 +131,20 @@ def update_file_notes(cwd: str) -> int:
         return 0
     with memory:
         return write_file_notes(memory.store)
+
+
+def give_meanings(cwd: str) -> int:
+    """Store the meaning (cms.language.meaning) of the project's items written since the last
+    job; how many. The model loads once per worker process."""
+    memory = open_project_memory(cwd, create=False)
+    if memory is None:
+        return 0
+    from cms.language.meaning import load_model, pack
+    from cms.observations.meanings import give_meanings as store_meanings
+
+    model = load_model()
+    with memory:
+        return store_meanings(memory.store, lambda texts: [pack(model.encode(t)) for t in texts])
 
 
 def update_semantic_index(cwd: str, config: Config) -> int:

@@ -127,6 +127,50 @@ def test_a_new_chat_gets_the_changed_rule_and_finds_yesterdays_facts(tmp_path: P
     assert not any("Remind me" in text or text.endswith("?") for text in stored + facts)
 
 
+def test_a_new_chats_search_prints_the_changed_port_first_and_the_old_one_as_history(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "ledger")
+    replay_chat(
+        tmp_path,
+        repo,
+        "chat-p-0001",
+        [("The staging database port is 5433 on staging-db.internal.", "Noted: port 5433.")],
+    )
+    replay_chat(
+        tmp_path,
+        repo,
+        "chat-p-0002",
+        [("Ops moved the staging database behind pgbouncer: its port is 6543 now.", "Updated.")],
+    )
+    start = hook(
+        "SessionStart", {"session_id": "chat-p-0003", "cwd": str(repo), "source": "startup"}
+    )
+    prompt = hook(
+        "UserPromptSubmit",
+        {
+            "session_id": "chat-p-0003",
+            "cwd": str(repo),
+            "prompt": "add a readiness check that connects to the staging database port",
+        },
+    )
+    assert "5433" not in start + prompt
+    found = [
+        line
+        for line in subprocess.run(
+            [*python_cms(), "search", "staging database port"],
+            capture_output=True,
+            text=True,
+            env=env(),
+            cwd=repo,
+            check=True,
+        ).stdout.splitlines()
+        if "5433" in line or "6543" in line
+    ]
+    assert "6543" in found[0]
+    assert any("history, now" in line and "port is 5433" in line for line in found)
+
+
 def run_command_of(context: str, query: str) -> str:
     line = next(x for x in context.splitlines() if x.startswith("To read stored facts"))
     return line.split("run: ", 1)[1].replace('"<query>"', json.dumps(query))

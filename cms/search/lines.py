@@ -1,0 +1,81 @@
+"""Which ranked hits become result lines: each thing said once, and the newest statement of a
+subject before (or instead of) the older ones. Knows nothing of hooks or of typer.
+"""
+
+from __future__ import annotations
+
+from cms.observations.recall import STANDING_KINDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cms.search.project import MemoryHit
+
+SHOWN_SHARE = 0.8  # of a passage's words a better hit already shows, to leave the passage out
+
+
+def each_said_once(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """Each result line says something the others do not. A passage is left out when one
+    better hit already holds SHOWN_SHARE of its words (a to-do list written again with new
+    statuses, a line quoted again in a later turn). A fact (not a standing rule) that a passage
+    of its own chat among the hits holds SHOWN_SHARE of (the sentence the fact was made of)
+    gives its place to that passage, which shows it with its context, once; such a fact is
+    left out, too, when a better line already holds SHOWN_SHARE of its words. Rules in force
+    and observations always stay."""
+    if not any(hit.is_passage for hit in hits):
+        return hits  # the prompt hook's items: nothing to weigh (nor any pattern to compile)
+    from cms.observations.matching import content_words
+
+    words = [set(content_words(hit.text)) for hit in hits]
+    foldable = [not h.is_passage and h.kind not in STANDING_KINDS for h in hits]
+    done: set[int] = set()  # passages shown or moved up into a fact's place
+    kept: list[MemoryHit] = []
+    shown: list[set[str]] = []
+    for n, hit in enumerate(hits):
+        if n in done:
+            continue
+        line = n  # the hit shown in this place: the fact's passage, when it has one below
+        if foldable[n]:
+            line = next(
+                (
+                    m
+                    for m in range(n + 1, len(hits))
+                    if m not in done
+                    and hits[m].is_passage
+                    and hits[m].chat == hit.chat
+                    and len(words[n] & words[m]) >= SHOWN_SHARE * len(words[n])
+                ),
+                n,
+            )
+        if (hits[line].is_passage or foldable[line]) and any(
+            len(words[line] & s) >= SHOWN_SHARE * len(words[line]) for s in shown
+        ):
+            continue
+        done.add(line)
+        kept.append(hits[line])
+        shown.append(words[line])
+    return kept
+
+
+def newest_first(hits: list[MemoryHit], query: str, history: bool) -> list[MemoryHit]:
+    """With history (the search command), each hit a newer hit states the subject of
+    (cms.language.newest, by stored meanings, the model loaded for items without one) moved
+    right after that hit and marked. Without (the prompt hook), the hits as they are: measured
+    on the decision-change scenarios, leaving such hits out of the injection hid the value in
+    force more often than an outdated one (docs/benchmarks.md)."""
+    if not history:
+        return hits
+    from cms.language.newest import history_of
+
+    replaced = history_of(hits, query)
+    if not replaced:
+        return hits
+    later: dict[int, list[MemoryHit]] = {}
+    for old, new in replaced.items():
+        hits[old].replaced_by = hits[new].id
+        later.setdefault(new, []).append(hits[old])
+    kept: list[MemoryHit] = []
+    for n, hit in enumerate(hits):
+        if n not in replaced:
+            kept.append(hit)
+            kept += later.get(n, [])
+    return kept
