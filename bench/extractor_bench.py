@@ -28,6 +28,8 @@ from bench.replay import Project, ratio, session_id
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = ROOT / "tests" / "data" / "extractor_labels.json"
+SEALED = ROOT / "tests" / "data" / "extractor_labels_sealed.json"  # --labels: the sealed part
+SCENARIOS = ROOT / "bench" / "data" / "scenarios_heldout.json"
 
 # Method. A transcript is replayed with `cms replay`, cut to its labelled turns; a MemoryCode
 # dialogue session by session, each labelled session one chat of the project (as
@@ -255,6 +257,11 @@ def replay_source(
                 talk = exchanges(dialogue["sessions"][index]["text"], mentor, mentee)
                 if talk:
                     project.chat(session_id(source["file"], "session", index), talk, via)
+        elif source["corpus"] == "scenarios_heldout":  # a whole project of the held-out set
+            from bench.scenarios_bench import replay_chats
+
+            scenarios = json.loads(SCENARIOS.read_text(encoding="utf-8"))
+            replay_chats(project, next(s for s in scenarios if s["id"] == source["file"]))
         else:
             path = transcripts / source["file"]
             replayed, note = labelled_transcript(path, source, project.root)
@@ -445,6 +452,8 @@ def print_group(
 
 def corpus_of(name: str) -> str:
     """The half of the labelled set a source belongs to (by its short name)."""
+    if name.startswith("h") and name[1:3].isdigit():
+        return "scenarios"
     return "memorycode" if name.startswith("dialogue_") else "transcripts"
 
 

@@ -165,6 +165,18 @@ def run_chat(project: Project, scenario: str, number: int, chat: dict[str, Any])
     git(project, "commit", "-q", "--allow-empty", "-m", f"chat {number} of {scenario}")
 
 
+def replay_chats(project: Project, scenario: dict[str, Any]) -> None:
+    """Every chat of a scenario through the hooks, in order, on its branch; then main with the
+    branches merged, and the queue drained."""
+    made: set[str] = set()
+    unmerged: list[str] = []
+    for number, chat in enumerate(scenario["chats"]):
+        switch_branch(project, chat.get("branch") or "main", made, unmerged)
+        run_chat(project, scenario["id"], number, chat)
+    switch_branch(project, "main", made, unmerged)
+    project.drain()
+
+
 def matches(pattern: str, text: str) -> bool:
     return re.search(pattern, text, re.IGNORECASE) is not None
 
@@ -193,13 +205,7 @@ def run_scenario(scenario: dict[str, Any], keep: bool) -> dict[str, Any]:
     project = Project(re.sub(r"[^A-Za-z0-9]+", "-", name)[:24].strip("-") or "s")
     rows = []
     try:
-        made: set[str] = set()
-        unmerged: list[str] = []
-        for number, chat in enumerate(scenario["chats"]):
-            switch_branch(project, chat.get("branch") or "main", made, unmerged)
-            run_chat(project, name, number, chat)
-        switch_branch(project, "main", made, unmerged)
-        project.drain()
+        replay_chats(project, scenario)
         texts = [t[k] for c in scenario["chats"] for t in c["turns"] for k in ("user", "assistant")]
         bm25 = BM25(texts)
         for n, probe in enumerate(scenario["probes"]):

@@ -1,5 +1,5 @@
 """Which ranked hits become result lines: each thing said once, and the newest statement of a
-subject before (or instead of) the older ones. Knows nothing of hooks or of typer.
+subject before the older ones, which are marked as history. Knows nothing of hooks or of typer.
 """
 
 from __future__ import annotations

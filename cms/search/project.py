@@ -92,6 +92,7 @@ class MemoryHit(Record):
             "chat": self.chat,
             "age_seconds": round(now - self.updated_at),
             "score": round(self.relevance, 4),
+            "replaced_by": self.replaced_by or None,  # history: the newer hit of its subject
         }
 
 
@@ -305,7 +306,8 @@ def search_project(
     hits = facts + [h for h in observations if not h.source or h.source not in shown]
     if user is not None:
         hits = with_user_hits(hits, memory, user, text, k)
-    _read_meanings(memory, hits)
+    if history:  # only the search command reads which hits are history
+        _read_meanings(memory, hits)
     if meaning:
         hits = fuse_hits(
             memory, hits, meaning, semantic_weight, k, skip_session=skip, passages=passages
