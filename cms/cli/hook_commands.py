@@ -173,15 +173,17 @@ def replay(
 def index_replayed(folder: Path, session_id: str, exchanges: list[Exchange]) -> None:
     """Index what every replayed exchange said in the project's memory (see projectsync)."""
     from cms.observations.access import open_project_memory
-    from cms.observations.chatsync import index_exchange
+    from cms.observations.chatsync import fact_place, index_exchange
     from cms.worker.projectsync import exchange_passages
 
     memory = open_project_memory(folder, create=True)
     if memory is None:  # pragma: no cover - create=True always opens
         return
+    place = fact_place(folder)
     with memory:
         for exchange in exchanges:
-            index_exchange(memory, session_id, exchange.turn, exchange_passages(exchange))
+            passages = exchange_passages(exchange)
+            index_exchange(memory, session_id, exchange.turn, passages, place)
 
 
 def register(app: typer.Typer) -> None:

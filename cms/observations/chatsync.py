@@ -14,9 +14,16 @@ from typing import Any
 
 from cms.map.model import CorrelationMap
 from cms.observations.access import ProjectMemory
-from cms.observations.capture import capture_with_outcomes, observations_from_map
+from cms.observations.capture import capture_place, capture_with_outcomes, observations_from_map
 from cms.observations.factkinds import kind_of_fact
-from cms.observations.factsync import clear_index, index_passages, retire_again, sync_chat
+from cms.observations.factsync import (
+    NOWHERE,
+    Place,
+    clear_index,
+    index_passages,
+    retire_again,
+    sync_chat,
+)
 from cms.observations.matching import tidy_text_indexes
 from cms.observations.personal import capture_personal, split_personal
 from cms.observations.recall import STANDING_KINDS
@@ -45,7 +52,10 @@ def sync_chat_memory(
     (prompts: the user's prompt by turn, the context of the facts of that turn): the user's own
     preferences to the user tier (see personal.py), the rest to the project."""
     stamp = time.time() if now is None else now
-    changed = memory.store.write(lambda c: sync_chat(c, cmap, kind_of=kind_of_fact, now=stamp))
+    place = fact_place(cwd)
+    changed = memory.store.write(
+        lambda c: sync_chat(c, cmap, kind_of=kind_of_fact, now=stamp, place=place)
+    )
     if not changed:
         return SyncResult([], [])
     candidates = observations_from_map(
@@ -183,15 +193,31 @@ def _branch_of(conn: Any, obs: int) -> str | None:
     return None if row is None else row[0]
 
 
+def fact_place(cwd: str | Path | None) -> Place:
+    """The branch, commit and shared flag facts and passages said in cwd are recorded with (the
+    same as observations: capture.capture_place, one git run)."""
+    where = capture_place(cwd)
+    return (where.branch, where.commit, where.shared_commit)
+
+
 def index_exchange(
-    memory: ProjectMemory, session: str, turn: int, passages: list[tuple[str, str]]
+    memory: ProjectMemory,
+    session: str,
+    turn: int,
+    passages: list[tuple[str, str]],
+    place: Place = NOWHERE,
 ) -> int:
-    """Index the (speaker, text) passages of one turn of a chat (already redacted)."""
+    """Index the (speaker, text) passages of one turn of a chat (already redacted), said on
+    place (fact_place)."""
     stamp = time.time()
-    return memory.store.write(lambda c: index_passages(c, session, turn, passages, now=stamp))
+    return memory.store.write(
+        lambda c: index_passages(c, session, turn, passages, now=stamp, place=place)
+    )
 
 
-def index_summaries(memory: ProjectMemory, session: str, summaries: list[list[str]]) -> int:
+def index_summaries(
+    memory: ProjectMemory, session: str, summaries: list[list[str]], place: Place = NOWHERE
+) -> int:
     """Index the passages of each compaction summary of a chat (already redacted), numbered in
     order from 1; indexing them again replaces them. Returns how many passages were indexed."""
     stamp = time.time()
@@ -199,7 +225,13 @@ def index_summaries(memory: ProjectMemory, session: str, summaries: list[list[st
     def run(conn: Any) -> int:
         return sum(
             index_passages(
-                conn, session, 0, [("summary", p) for p in texts], now=stamp, summary=number
+                conn,
+                session,
+                0,
+                [("summary", p) for p in texts],
+                now=stamp,
+                summary=number,
+                place=place,
             )
             for number, texts in enumerate(summaries, start=1)
         )

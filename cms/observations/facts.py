@@ -23,10 +23,12 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from cms.observations.scope import BranchScope
+
 
 FACT_COLUMNS = (
     "id, session, fact_id, sun, planet, text, kind, turn, created_at, updated_at, archived, "
-    "superseded_by"
+    'superseded_by, branch, "commit", shared_commit'
 )
 PASSAGE = "passage"  # the kind of a row that holds a chat's own words rather than a map fact
 PASSAGE_WEIGHT = 0.8  # a passage ranks below a fact that matches as well
@@ -49,13 +51,17 @@ class IndexedFact(Record):
     updated_at: float
     archived: bool
     superseded_by: int | None
+    branch: str | None = None  # where its chat ran (None: no git, or indexed before 016)
+    commit: str | None = None
+    shared_commit: bool = False
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> IndexedFact:
         """From a row of FACT_COLUMNS (the fields, in their order; archived stored as 0 or 1)."""
         row_id, session, fact_id, sun, planet, text, kind, turn, created, updated, archived, by = (
-            row
+            row[:12]
         )
+        branch, commit, shared = row[12:15]
         return cls(
             row_id,
             session,
@@ -69,6 +75,9 @@ class IndexedFact(Record):
             updated,
             bool(archived),
             by,
+            branch,
+            commit,
+            bool(shared),
         )
 
     @property
@@ -136,9 +145,11 @@ def search_facts(
     include_superseded: bool = False,
     passages: bool = True,
     skip_session: str | None = None,
+    scope: BranchScope | None = None,
 ) -> list[FactMatch]:
-    """The facts of the project (but those of `skip_session`) that best match query, best
-    first; relevance combines BM25
+    """The facts of the project (but those of `skip_session`, and, with a scope, those of a
+    branch not visible there: DESIGN.md section 5) that best match query, best first; relevance
+    combines BM25
     with the share of (rarity-weighted) query terms a fact holds. The cost is bounded: only the
     rarest terms whose postings fit the budget are matched, among their newest matches (see
     matching.match_expressions), and the best BM25 hits (4 per result asked for, at most
@@ -176,6 +187,8 @@ def search_facts(
 
     rows = store.read(hits)
     found = [(IndexedFact.from_row(r[:-1]), float(r[-1])) for r in rows.values()]
+    if scope is not None:
+        found = [(f, b) for f, b in found if scope.is_visible(f.branch, f.commit, f.shared_commit)]
     texts = [f"{f.text} {f.sun} {f.planet}".casefold() for f, _ in found]
     bm25s = None if plan.newest_first else [b for _, b in found]
     relevances = text_relevance(texts, bm25s, terms, BM25_HALF, plan=plan)

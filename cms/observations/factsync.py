@@ -29,16 +29,30 @@ def _map_facts(cmap: CorrelationMap) -> list[tuple[str, str, str, str, int, str,
     ]
 
 
+Place = tuple[str | None, str | None, bool]  # branch, commit, whether the commit is shared
+NOWHERE: Place = (None, None, False)  # no git (or unknown): visible on every branch
+
+
+def _place_rows(conn: sqlite3.Connection, rows: list[int], place: Place) -> None:
+    """Record where the rows were said: the branch and commit of their chat."""
+    conn.executemany(
+        'UPDATE facts SET branch = ?, "commit" = ?, shared_commit = ? WHERE id = ?',
+        [(place[0], place[1], int(place[2]), row) for row in rows],
+    )
+
+
 def sync_chat(
     conn: sqlite3.Connection,
     cmap: CorrelationMap,
     *,
     kind_of: Callable[[str], str],
     now: float,
+    place: Place = NOWHERE,
 ) -> list[tuple[int, str]]:
     """Bring the index rows of one chat in line with its map; returns (row id, fact id) of the
     rows that are new or whose text changed (in map order), after marking what they supersede.
-    kind_of gives the kind stored with each row."""
+    kind_of gives the kind stored with each row; place, the branch and commit new and changed
+    rows were said on."""
     session = cmap.session_id
     stored = {
         fact_id: (row_id, text, archived)
@@ -93,6 +107,7 @@ def sync_chat(
     for row_id in gone:  # deleted from the map: no longer true; what it superseded is back
         conn.execute("UPDATE facts SET superseded_by = NULL WHERE superseded_by = ?", (row_id,))
         conn.execute("DELETE FROM facts WHERE id = ?", (row_id,))
+    _place_rows(conn, [row_id for row_id, _fact_id in changed], place)
     for row_id, _fact_id in changed:
         supersede_related(conn, row_id)
     conn.execute(
@@ -110,6 +125,7 @@ def index_passages(
     *,
     now: float,
     summary: int = 0,
+    place: Place = NOWHERE,
 ) -> int:
     """Index what was said in one turn of a chat, as (speaker, text) passages, so that a later
     chat finds it even when no fact was extracted; a turn indexed again replaces its passages.
@@ -127,19 +143,25 @@ def index_passages(
         where = f"compaction summary {summary}" if summary else f"turn {turn}, {speaker}"
         conn.execute(
             "INSERT INTO facts (session, fact_id, sun, planet, text, kind, turn, created_at, "
-            "updated_at) VALUES (?, ?, 'chat', ?, ?, ?, ?, ?, ?)",
-            (session, f"{prefix}{n}", where, text, PASSAGE, turn, stamp, stamp),
-        )
+            'updated_at, branch, "commit", shared_commit) '
+            "VALUES (?, ?, 'chat', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session, f"{prefix}{n}", where, text, PASSAGE, turn, stamp, stamp, place[0],
+             place[1], int(place[2])),
+        )  # fmt: skip
     return len(passages)
 
 
 def fact_retires(new: IndexedFact, old: IndexedFact) -> bool:
     """Whether new, said later, restates or changes old (the same subject, cms.observations.
-    subject.relation), so that old leaves what is in force; a poorer restatement does not."""
+    subject.relation), so that old leaves what is in force; a poorer restatement does not; nor
+    does a statement of another branch (old of no known branch, indexed before branches were
+    recorded, may be retired from anywhere)."""
     from cms.observations.subject import SAME, is_poorer, relation
 
     if (old.created_at, old.id) >= (new.created_at, new.id):
         return False
+    if old.branch is not None and old.branch != new.branch:
+        return False  # a branch retires only its own (another's shows while it is visible)
     found = relation(new.text, old.text)
     return found is not None and not (found == SAME and is_poorer(new.text, old.text))
 

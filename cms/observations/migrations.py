@@ -240,6 +240,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         """,
     ),
+    (
+        "016_fact_place",
+        """
+        ALTER TABLE facts ADD COLUMN branch TEXT;
+        ALTER TABLE facts ADD COLUMN "commit" TEXT;
+        ALTER TABLE facts ADD COLUMN shared_commit INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

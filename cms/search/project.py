@@ -228,6 +228,7 @@ def fuse_hits(
                 and fact.superseded_by is None
                 and fact.session != skip_session
                 and (passages or fact.kind != PASSAGE)
+                and memory.scope.is_visible(fact.branch, fact.commit, fact.shared_commit)
             ):
                 hit = fact_hit(FactMatch(fact, relevance))
         elif (number := key_number(key, "O")) is not None:
@@ -298,7 +299,14 @@ def search_project(
         skip = session
     facts = own + [
         fact_hit(m)
-        for m in search_facts(memory.store, text, limit=3 * k, passages=passages, skip_session=skip)
+        for m in search_facts(
+            memory.store,
+            text,
+            limit=3 * k,
+            passages=passages,
+            skip_session=skip,
+            scope=memory.scope,
+        )
     ]
     shown = {hit.source for hit in facts}
     found = recall(memory.store, text, scope=memory.scope, limit=2 * k, touch=False)

@@ -16,6 +16,7 @@ from cms.log import log_event
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
 from cms.observations.chatsync import (
+    fact_place,
     index_exchange,
     index_summaries,
     retire_items,
@@ -87,7 +88,8 @@ def index_chat_summaries(session_id: str, cwd: str, transcript: str) -> int:
     if memory is None:
         return 0
     with memory:
-        return index_summaries(memory, session_id, [summary_passages(s) for s in summaries])
+        passages = [summary_passages(s) for s in summaries]
+        return index_summaries(memory, session_id, passages, fact_place(cwd))
 
 
 def sync_project_memory(
@@ -115,7 +117,8 @@ def sync_project_memory(
         return 0, 0, 0
     with memory:
         if exchange is not None:
-            index_exchange(memory, session_id, exchange.turn, exchange_passages(exchange))
+            passages = exchange_passages(exchange)
+            index_exchange(memory, session_id, exchange.turn, passages, fact_place(cwd))
         if cmap is None:
             return 0, 0, 0
         prompts = {exchange.turn: exchange.user} if exchange is not None else None

@@ -15,7 +15,7 @@ from tests.hooks.helpers import (
     hook_env,
     replay_chat_hooks,
 )
-from tests.observations.gitrepo import make_repo
+from tests.observations.gitrepo import commit_file, git, make_repo
 
 CHAT_A = [
     (
@@ -169,6 +169,35 @@ def test_a_new_chats_search_prints_the_changed_port_first_and_the_old_one_as_his
     ]
     assert "6543" in found[0]
     assert any("history, now" in line and "port is 5433" in line for line in found)
+
+
+def search_in(repo: Path, query: str) -> str:
+    return subprocess.run(
+        [*python_cms(), "search", query],
+        capture_output=True,
+        text=True,
+        env=env(),
+        cwd=repo,
+        check=True,
+    ).stdout
+
+
+def test_what_a_chat_said_on_an_unmerged_branch_reaches_main_only_once_merged(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "shop")
+    git(repo, "checkout", "-q", "-b", "feat/cache")
+    commit_file(repo, "cache.py", "# cache\n", "cache work")
+    said = "The session cache runs on Valkey 8 with a 15 minute TTL."
+    replay_chat(tmp_path, repo, "chat-f-0001", [(said, "Noted: Valkey 8, 15 minute TTL.")])
+    assert "Valkey 8" in search_in(repo, "session cache TTL")  # its own branch sees it
+
+    git(repo, "checkout", "-q", "main")
+    commit_file(repo, "main.py", "# main\n", "main work")
+    assert "Valkey" not in search_in(repo, "session cache TTL")
+
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge feat/cache", "feat/cache")
+    assert "Valkey 8" in search_in(repo, "session cache TTL")
 
 
 def run_command_of(context: str, query: str) -> str:
