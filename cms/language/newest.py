@@ -46,6 +46,9 @@ if TYPE_CHECKING:  # typing is not imported on the hook path
         @property
         def decided(self) -> bool: ...  # what it replaces was decided when it was written
 
+        @property
+        def said_in(self) -> tuple[str | None, int | None]: ...  # its chat and turn
+
 
 _EDGES = "`'\"*()[]{}<>,;:.!?"
 _INNER = "_./:@-=#"
@@ -167,6 +170,8 @@ def history_of(
                 continue  # said at the same time: neither is the newer
             if items[older].decided and items[newer].decided:
                 continue  # writing told (two rules of one frame may both be in force)
+            if items[older].said_in[1] is not None and items[older].said_in == items[newer].said_in:
+                continue  # one turn's words (its answer, its tools' output) replace nothing
             if asked and not answers[older] <= answers[newer]:
                 continue
             if not (values[older] - values[newer] and values[newer] - values[older]):

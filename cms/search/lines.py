@@ -16,43 +16,49 @@ SHOWN_SHARE = 0.8  # of a passage's words a better hit already shows, to leave t
 def each_said_once(hits: list[MemoryHit]) -> list[MemoryHit]:
     """Each result line says something the others do not. A passage is left out when one
     better hit already holds SHOWN_SHARE of its words (a to-do list written again with new
-    statuses, a line quoted again in a later turn). A fact (not a standing rule) that a passage
-    of its own chat among the hits holds SHOWN_SHARE of (the sentence the fact was made of)
-    gives its place to that passage, which shows it with its context, once; such a fact is
-    left out, too, when a better line already holds SHOWN_SHARE of its words. Rules in force
-    and observations always stay."""
+    statuses, a line quoted again in a later turn). A fact (not a standing rule) whose passage,
+    the sentence of its own chat it was made of, is among the hits (it holds SHOWN_SHARE of the
+    fact's words) stays the line, verbatim with its id, and that passage becomes its context
+    when it says more (printed under it, once); such a fact is left out when a better line
+    already holds SHOWN_SHARE of its words. Rules in force and observations always stay."""
     if not any(hit.is_passage for hit in hits):
         return hits  # the prompt hook's items: nothing to weigh (nor any pattern to compile)
     from cms.observations.matching import content_words
 
     words = [set(content_words(hit.text)) for hit in hits]
     foldable = [not h.is_passage and h.kind not in STANDING_KINDS for h in hits]
-    done: set[int] = set()  # passages shown or moved up into a fact's place
+    done: set[int] = set()  # passages shown, or given to a fact as its context
     kept: list[MemoryHit] = []
     shown: list[set[str]] = []
     for n, hit in enumerate(hits):
         if n in done:
             continue
-        line = n  # the hit shown in this place: the fact's passage, when it has one below
+        source = None  # the passage the fact was made of, when it is among the hits
         if foldable[n]:
-            line = next(
+            source = next(
                 (
                     m
-                    for m in range(n + 1, len(hits))
+                    for m in range(len(hits))
                     if m not in done
                     and hits[m].is_passage
                     and hits[m].chat == hit.chat
                     and len(words[n] & words[m]) >= SHOWN_SHARE * len(words[n])
                 ),
-                n,
+                None,
             )
-        if (hits[line].is_passage or foldable[line]) and any(
-            len(words[line] & s) >= SHOWN_SHARE * len(words[line]) for s in shown
+        if (hit.is_passage or foldable[n]) and any(
+            len(words[n] & s) >= SHOWN_SHARE * len(words[n]) for s in shown
         ):
             continue
-        done.add(line)
-        kept.append(hits[line])
-        shown.append(words[line])
+        said = set(words[n])
+        if source is not None:
+            done.add(source)
+            if words[source] - words[n]:
+                hit.context = hits[source].text
+                said |= words[source]
+        done.add(n)
+        kept.append(hit)
+        shown.append(said)
     return kept
 
 

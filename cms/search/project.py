@@ -53,11 +53,17 @@ class MemoryHit(Record):
     personal: bool = False  # an item of the user tier (U<id>), not of this project
     replaced_by: str = ""  # the id of the newer hit that states its subject (history)
     stored_meaning: bytes | None = None  # its vector by the packaged model (observations.meanings)
+    context: str = ""  # a fact's passage, the words of its chat it was made of, when they say more
 
     @property
     def decided(self) -> bool:
         """A rule in force: what it replaces was decided when it was stored."""
         return self.kind in STANDING_KINDS and self.id[:1] in ("O", "U")
+
+    @property
+    def said_in(self) -> tuple[str | None, int | None]:
+        """The chat and turn it was said in (None: an observation, said in no one turn)."""
+        return (self.chat, self.turn if self.vector[:1] == "F" else None)
 
     @property
     def said_at(self) -> tuple[float, int]:
@@ -73,7 +79,8 @@ class MemoryHit(Record):
         else:
             where = "this chat" if current and self.chat == current else _chat_name(self.chat)
         label = f"history, now {self.replaced_by}; {self.label}" if self.replaced_by else self.label
-        return f"{self.id} [{label}] ({where}, {format_age(now - self.updated_at)}) {self.text}"
+        line = f"{self.id} [{label}] ({where}, {format_age(now - self.updated_at)}) {self.text}"
+        return f"{line}\n    said: {self.context}" if self.context else line
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -93,6 +100,7 @@ class MemoryHit(Record):
             "age_seconds": round(now - self.updated_at),
             "score": round(self.relevance, 4),
             "replaced_by": self.replaced_by or None,  # history: the newer hit of its subject
+            "context": self.context or None,  # the passage a fact was made of, when it says more
         }
 
 
@@ -377,6 +385,18 @@ def rule_subject(query: str) -> frozenset[str]:
     return frozenset(w for w in frame_of(query) if not names_no_subject(w))
 
 
+def _first(hits: list[MemoryHit], k: int) -> list[MemoryHit]:
+    """The first k hits in force, each with the history lines listed under it (a history line
+    takes no place of its own)."""
+    taken = 0
+    for n, hit in enumerate(hits):
+        if not hit.replaced_by:
+            if taken == k:
+                return hits[:n]
+            taken += 1
+    return hits
+
+
 def _read_meanings(memory: ProjectMemory, hits: list[MemoryHit]) -> None:
     """Give the hits of this project their stored meanings (one read)."""
     from cms.observations.meanings import stored_meanings
@@ -434,9 +454,10 @@ def _ranked(
             held,
         )[:RULES_LISTED]
         listed = {id(h) for h in on_subject}
-        hits = on_subject + [h for h in hits if id(h) not in listed][: max(0, k - len(on_subject))]
+        rest = [h for h in hits if id(h) not in listed]
+        hits = on_subject + _first(rest, max(0, k - len(on_subject)))
         return hits  # the rules in subject order of relevance; the chat's own do not jump them
-    hits = hits[:k]
+    hits = _first(hits, k)
     if session and hits:
         floor = hits[0].relevance * CURRENT_CHAT_SHARE
         # the chat's own facts, then its own words, then the rest (each by relevance)

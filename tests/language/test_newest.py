@@ -13,6 +13,7 @@ class Said:
     at: float
     stored_meaning: bytes | None = None
     decided: bool = False
+    said_in: tuple[str | None, int | None] = (None, None)
 
     @property
     def said_at(self) -> tuple[float, int]:
@@ -88,3 +89,11 @@ def test_two_rules_whose_supersession_writing_decided_are_never_compared_again()
         Said("Always add the '@retry' decorator from 'pedantic' to all methods.", 2.0, None, True),
     ]
     assert history_of(items, "which decorators do we add to methods") == {}
+
+
+def test_the_words_of_one_turn_never_replace_each_other() -> None:
+    items = [
+        Said("We deploy the API with `git push heroku main`.", 1.0, None, False, ("c1", 3)),
+        Said("We deploy the API with `fly deploy` now.", 2.0, None, False, ("c1", 3)),
+    ]
+    assert history_of(items, "deploy the API") == {}

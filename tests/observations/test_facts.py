@@ -15,7 +15,7 @@ from cms.observations.chatsync import rebuild_fact_index, sync_chat_memory
 from cms.observations.facts import find_facts
 from cms.observations.ids import chat_tag, fact_key
 from cms.observations.wording import is_question
-from cms.search.project import search_project
+from cms.search.project import MemoryHit, search_project
 
 
 def chat(session: str, *facts: str) -> CorrelationMap:
@@ -190,6 +190,12 @@ def test_a_passage_that_a_better_hit_already_shows_is_left_out(tmp_path: Path) -
 
 def fact_and_its_passage(tmp_path: Path, fact: str, said: tuple[str, str], query: str) -> list[str]:
     """What a search finds in a chat that stated fact in the passage said (speaker, text)."""
+    return [h.text for h in fact_and_its_passage_hits(tmp_path, fact, said, query)]
+
+
+def fact_and_its_passage_hits(
+    tmp_path: Path, fact: str, said: tuple[str, str], query: str
+) -> list[MemoryHit]:
     from cms.observations.chatsync import index_exchange
 
     cmap = chat("chat-a", fact)
@@ -198,15 +204,19 @@ def fact_and_its_passage(tmp_path: Path, fact: str, said: tuple[str, str], query
     with memory:
         sync_chat_memory(memory, cmap, cwd=tmp_path)
         index_exchange(memory, "chat-a", 1, [said])
-        return [h.text for h in search_project(memory, query, k=5)]
+        return search_project(memory, query, k=5)
 
 
-def test_a_fact_gives_its_place_to_the_passage_it_was_made_of(tmp_path: Path) -> None:
+def test_a_fact_keeps_its_line_with_the_passage_it_was_made_of_as_its_context(
+    tmp_path: Path,
+) -> None:
     fact = "The repository has no code, configuration files or documentation yet."
     said = f"The directory appears to be empty. {fact} I wrote a basic CLAUDE.md for it."
     query = "what did we find in the repository code"
-    texts = fact_and_its_passage(tmp_path, fact, ("assistant", said), query)
-    assert texts[0] == said and fact not in texts
+    hits = fact_and_its_passage_hits(tmp_path, fact, ("assistant", said), query)
+    assert hits[0].text == fact and hits[0].context == said
+    assert said not in [h.text for h in hits]  # said once, under the fact
+    assert hits[0].render(0.0, None).splitlines()[1] == f"    said: {said}"
 
 
 def test_a_rule_keeps_its_place_beside_the_passage_it_was_made_of(tmp_path: Path) -> None:
