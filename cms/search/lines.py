@@ -8,6 +8,7 @@ from cms.observations.recall import STANDING_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cms.observations.access import ProjectMemory
     from cms.search.project import MemoryHit
 
 SHOWN_SHARE = 0.8  # of a passage's words a better hit already shows, to leave the passage out
@@ -85,3 +86,29 @@ def newest_first(hits: list[MemoryHit], query: str, history: bool) -> list[Memor
             kept.append(hit)
             kept += later.get(n, [])
     return kept
+
+
+def first_in_force(hits: list[MemoryHit], k: int) -> list[MemoryHit]:
+    """The first k hits in force, each with the history lines listed under it (a history line
+    takes no place of its own)."""
+    taken = 0
+    for n, hit in enumerate(hits):
+        if not hit.replaced_by:
+            if taken == k:
+                return hits[:n]
+            taken += 1
+    return hits
+
+
+def read_meanings(memory: ProjectMemory, hits: list[MemoryHit]) -> None:
+    """Give the hits of this project their stored meanings (one read)."""
+    from cms.observations.meanings import stored_meanings
+    from cms.observations.vectors import key_number
+
+    own = [h for h in hits if not h.personal]
+    facts = {n: h for h in own if (n := key_number(h.vector, "F")) is not None}
+    observations = {n: h for h in own if (n := key_number(h.vector, "O")) is not None}
+    found_facts, found_observations = stored_meanings(memory.store, facts, observations)
+    for table, found in ((facts, found_facts), (observations, found_observations)):
+        for n, blob in found.items():
+            table[n].stored_meaning = blob

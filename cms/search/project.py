@@ -20,7 +20,7 @@ from cms.observations.recall import (
     recall,
 )
 from cms.record import Record
-from cms.search.lines import each_said_once, newest_first
+from cms.search.lines import each_said_once, first_in_force, newest_first, read_meanings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -323,7 +323,7 @@ def search_project(
     if user is not None:
         hits = with_user_hits(hits, memory, user, text, k)
     if history:  # only the search command reads which hits are history
-        _read_meanings(memory, hits)
+        read_meanings(memory, hits)
     if meaning:
         hits = fuse_hits(
             memory, hits, meaning, semantic_weight, k, skip_session=skip, passages=passages
@@ -385,32 +385,6 @@ def rule_subject(query: str) -> frozenset[str]:
     return frozenset(w for w in frame_of(query) if not names_no_subject(w))
 
 
-def _first(hits: list[MemoryHit], k: int) -> list[MemoryHit]:
-    """The first k hits in force, each with the history lines listed under it (a history line
-    takes no place of its own)."""
-    taken = 0
-    for n, hit in enumerate(hits):
-        if not hit.replaced_by:
-            if taken == k:
-                return hits[:n]
-            taken += 1
-    return hits
-
-
-def _read_meanings(memory: ProjectMemory, hits: list[MemoryHit]) -> None:
-    """Give the hits of this project their stored meanings (one read)."""
-    from cms.observations.meanings import stored_meanings
-    from cms.observations.vectors import key_number
-
-    own = [h for h in hits if not h.personal]
-    facts = {n: h for h in own if (n := key_number(h.vector, "F")) is not None}
-    observations = {n: h for h in own if (n := key_number(h.vector, "O")) is not None}
-    found_facts, found_observations = stored_meanings(memory.store, facts, observations)
-    for table, found in ((facts, found_facts), (observations, found_observations)):
-        for n, blob in found.items():
-            table[n].stored_meaning = blob
-
-
 def _ranked(
     hits: list[MemoryHit],
     k: int,
@@ -455,9 +429,9 @@ def _ranked(
         )[:RULES_LISTED]
         listed = {id(h) for h in on_subject}
         rest = [h for h in hits if id(h) not in listed]
-        hits = on_subject + _first(rest, max(0, k - len(on_subject)))
+        hits = on_subject + first_in_force(rest, max(0, k - len(on_subject)))
         return hits  # the rules in subject order of relevance; the chat's own do not jump them
-    hits = _first(hits, k)
+    hits = first_in_force(hits, k)
     if session and hits:
         floor = hits[0].relevance * CURRENT_CHAT_SHARE
         # the chat's own facts, then its own words, then the rest (each by relevance)
