@@ -279,12 +279,15 @@ def ask_for_observations(
     session_text: str,
     project: str,
     known_titles: Sequence[str] = (),
+    offered: Mapping[str, str] | None = None,
     clock: Clock = utc_now,
 ) -> list[dict[str, Any]]:
     """Observations the observe model extracts from a session's text, each validated.
 
-    Returns dicts with kind, title, body, files, importance. Invalid items are dropped and
-    logged; an answer that is not a list, or whose items are all invalid, raises ProviderError.
+    Returns dicts with kind, title, body, files, importance and replaces (ids of offered, the
+    project's related items in force, that the observation changes). Invalid items are dropped
+    and logged; an answer that is not a list, or whose items are all invalid, raises
+    ProviderError.
     """
     from cms.providers.observe_schema import validate_observations
 
@@ -293,6 +296,20 @@ def ask_for_observations(
         parts += ["# Already stored for this project (do not repeat)"]
         parts += [f"- {_short(title, 160)}" for title in known_titles[:200]]
         parts += [""]
+    if offered:
+        parts += [
+            "# Items in force for this project",
+            "When an observation changes, replaces or corrects one of these (a new value for the"
+            ' same rule, choice or fact), give its id in the observation\'s "replaces" list.'
+            " Never name an item the session merely mentions or keeps.",
+            "<in_force>",
+            *(
+                f"{item_id}: {_short(' '.join(text.split()), 300)}"
+                for item_id, text in offered.items()
+            ),
+            "</in_force>",
+            "",
+        ]
     parts += ["# The session", "<session>", session_text.strip(), "</session>", ""]
     parts += ["Answer with the JSON list of observations only."]
     text = _call(
@@ -307,7 +324,7 @@ def ask_for_observations(
     )
     try:
         answer = extract_json(text, list)
-        accepted, reasons = validate_observations(answer)
+        accepted, reasons = validate_observations(answer, offered or {})
     except (ValueError, ProviderError) as exc:
         message = f"observe answer unusable: {_short(str(exc))}: {_short(text, 80) or 'empty'}"
         raise _failure(message, provider=provider, purpose="observe", project=project) from None

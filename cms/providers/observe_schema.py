@@ -7,6 +7,7 @@ anything; the observation store decides about duplicates and persistence.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import jsonschema
@@ -17,6 +18,7 @@ KINDS = ("decision", "learning", "bugfix", "command", "file_summary", "preferenc
 MAX_OBSERVATIONS = 20
 MAX_TITLE = 120
 MAX_BODY = 2000
+MAX_REPLACES = 5  # offered items one observation may name as replaced
 
 OBSERVATION_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -33,6 +35,11 @@ OBSERVATION_SCHEMA: dict[str, Any] = {
             "items": {"type": "string", "minLength": 1, "maxLength": 500},
         },
         "importance": {"type": "integer", "minimum": 1, "maximum": 5},
+        "replaces": {
+            "type": "array",
+            "maxItems": MAX_REPLACES,
+            "items": {"type": "string", "minLength": 1, "maxLength": 80},
+        },
     },
 }
 
@@ -48,9 +55,13 @@ def _reason(index: int, item: Any) -> str | None:
     return f"observation {index + 1}: {where}: {first.message[:160]}"
 
 
-def validate_observations(answer: Any) -> tuple[list[dict[str, Any]], list[str]]:
+def validate_observations(
+    answer: Any, offered: Collection[str] = ()
+) -> tuple[list[dict[str, Any]], list[str]]:
     """(accepted observations, rejection reasons) from an answer list (or {"observations": [...]}).
 
+    An observation's `replaces` keeps only ids of offered (the items in force the request
+    listed), each once; any other id is a reason, never a reason to drop the observation.
     Raises ProviderError when the answer is not a list at all.
     """
     if isinstance(answer, dict) and isinstance(answer.get("observations"), list):
@@ -66,8 +77,17 @@ def validate_observations(answer: Any) -> tuple[list[dict[str, Any]], list[str]]
         if reason is not None:
             reasons.append(reason)
             continue
+        replaces: list[str] = []
+        for item_id in item.get("replaces", []):
+            if item_id in offered and item_id not in replaces:
+                replaces.append(item_id)
+            else:
+                reasons.append(
+                    f"observation {index + 1}: replaces {item_id[:40]!r}, not an item offered"
+                )
         accepted.append(
             {
+                "replaces": replaces,
                 "kind": item["kind"],
                 "title": " ".join(item["title"].split()),
                 "body": item["body"].strip(),

@@ -21,7 +21,8 @@ from cms.map.model import CorrelationMap
 from cms.map.render import render_full
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
-from cms.observations.capture import capture_observations, observations_from_map
+from cms.observations.capture import capture_with_outcomes, observations_from_map
+from cms.observations.chatsync import SyncResult, related_in_force, retire_items
 from cms.observations.matching import tidy_text_indexes
 from cms.observations.model import NewObservation
 from cms.observations.personal import capture_personal, split_personal
@@ -112,6 +113,7 @@ def run_capture(
     memory = open_project_memory(cwd, create=True)
     if memory is None:  # pragma: no cover - create=True always opens
         return "no store"
+    replaces: dict[int, list[str]] = {}  # id() of a candidate: the offered ids it replaces
     with memory:
         if provider is None:
             cmap = _map_or_none(session_id)
@@ -121,27 +123,38 @@ def run_capture(
             text = session_text(session_id, transcript)
             if not text.strip():
                 return "nothing to capture"
+            offered = related_in_force(memory, session_id, text)
             items = ask_for_observations(
-                provider, config, session_text=text, project=memory.project.id
+                provider, config, session_text=text, project=memory.project.id, offered=offered
             )
-            candidates = [
-                NewObservation(
+            candidates = []
+            for item in items:
+                candidate = NewObservation(
                     kind=item["kind"],
                     title=item["title"],
                     body=item.get("body", ""),
                     files=tuple(item.get("files", ())),
                     importance=int(item.get("importance", 3)),
                 )
-                for item in items
-            ]
+                replaces[id(candidate)] = list(item.get("replaces", ()))
+                candidates.append(candidate)
             via = getattr(provider, "name", "model")
         if not candidates:
             return f"via={via} candidates=0"
         project, personal = split_personal(candidates)
-        stored = capture_observations(
+        outcomes = capture_with_outcomes(
             memory.store, project, session=session_id, agent=agent, cwd=cwd
+        )
+        stored = [o.id for o in outcomes if o.status != "duplicate"]
+        retired = sum(
+            retire_items(memory, replaces[id(candidate)], SyncResult([], [outcome.id]))
+            for candidate, outcome in zip(project, outcomes, strict=False)
+            if replaces.get(id(candidate))
         )
         memory.store.write(tidy_text_indexes)
     mine = capture_personal(personal, session=session_id, agent=agent)
     kept = sum(o.status != "duplicate" for o in mine)
-    return f"via={via} candidates={len(candidates)} stored={len(stored)} personal={kept}"
+    return (
+        f"via={via} candidates={len(candidates)} stored={len(stored)} personal={kept} "
+        f"replaced={retired}"
+    )

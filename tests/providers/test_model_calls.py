@@ -182,6 +182,7 @@ def test_observations_are_validated_item_by_item(api_env: FakeAnthropicServer) -
             "body": "WAL mode for many writers.",
             "files": ["cms/providers/usage.py"],
             "importance": 4,
+            "replaces": [],
         },
         {
             "kind": "command",
@@ -189,12 +190,34 @@ def test_observations_are_validated_item_by_item(api_env: FakeAnthropicServer) -
             "body": "PYTHONPATH=. python -m pytest -q",
             "files": [],
             "importance": 3,
+            "replaces": [],
         },
     ]
     assert len(log_lines("observation_rejected")) == 1
     request = api_env.message_requests[0]
     assert request.body["model"] == "claude-observe-model"
     assert "Old title already stored" in request.all_text and "we picked sqlite" in request.all_text
+
+
+def test_an_observation_names_only_offered_items_as_replaced(api_env: FakeAnthropicServer) -> None:
+    api_env.push(
+        '[{"kind": "decision", "title": "Staging port", "body": "Staging Postgres is on 6543.",'
+        ' "replaces": ["O7", "O7", "O99", "x/F1"]}]'
+    )
+    config = make_config()
+    found = ask_for_observations(
+        AnthropicProvider(config.provider),
+        config,
+        session_text="ops moved staging postgres to 6543",
+        project="p",
+        offered={"O7": "The staging database listens on 5433.", "ab12cd34/F3": "Use uv."},
+    )
+    assert [f["replaces"] for f in found] == [["O7"]]
+    assert len(log_lines("observation_rejected")) == 3  # O7 twice, O99 and x/F1 never offered
+    prompt = api_env.message_requests[0].all_text
+    assert (
+        "O7: The staging database listens on 5433." in prompt and "ab12cd34/F3: Use uv." in prompt
+    )
 
 
 @pytest.mark.parametrize("answer", ['{"ops": []}', "nothing to add", '[{"kind": "bad"}]'])
