@@ -199,6 +199,17 @@ def topical_prompt(instruction: str) -> str:
 # ----------------------------------------------------------------------------- one dialogue
 
 
+def generic_request(dialogue: dict[str, Any]) -> str:
+    """The dialogue's own generic coding request (the last session's first
+    `history_eval_query`) as a new chat's prompt: "Write a function that merges two sorted
+    lists."; "" when it has none."""
+    for session in reversed(dialogue["sessions"]):
+        queries = session.get("history_eval_query") or []
+        if queries:
+            return f"Write a {queries[-1].strip().rstrip('.')}."
+    return ""
+
+
 def run_dialogue(path: Path, via: str, keep: bool) -> dict[str, Any]:
     dialogue = json.loads(path.read_text(encoding="utf-8"))
     mentor, mentee = dialogue["context"]["mentor"], dialogue["context"]["mentee"]
@@ -221,6 +232,12 @@ def run_dialogue(path: Path, via: str, keep: bool) -> dict[str, Any]:
         current_values = {v for text in in_force.values() for v, _ in values(text)}
         bm25 = BM25(raw)
         rows = []
+        generic = generic_request(dialogue)
+        generic_chat = (
+            project.new_chat(session_id(name, "generic"), generic, search=False)
+            if generic
+            else None
+        )
         for pivot, versions in pivots.items():
             latest = versions[last(versions)]
             latest_values = values(latest)
@@ -257,6 +274,7 @@ def run_dialogue(path: Path, via: str, keep: bool) -> dict[str, Any]:
                     "cms_outdated": outdated(chat.injected),
                     "cms_search": shows(chat.search_output),
                     "cms_search_outdated": outdated(chat.search_output),
+                    "generic_visible": shows(generic_chat.injected) if generic_chat else None,
                     "has_command": chat.command is not None,
                     "injected_chars": len(chat.injected),
                     "bm25_visible": shows(top),
@@ -297,6 +315,9 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "search": share(rows, "cms_search"),
             "search_updated": share(updated, "cms_search"),
             "search_outdated_updated": share(updated, "cms_search_outdated"),
+            "generic_visible": share(
+                [r for r in rows if r["generic_visible"] is not None], "generic_visible"
+            ),
         },
         "bm25": {
             "visible_all": share(rows, "bm25_visible"),
@@ -339,6 +360,7 @@ def print_report(results: list[dict[str, Any]], elapsed: float, args: argparse.N
         ("found by search (all)", c["search"], None, f">= {GOALS['search']}"),
         ("found by search (updated only)", c["search_updated"], None, ""),
         ("outdated in search (updated only)", c["search_outdated_updated"], None, ""),
+        ("in force, generic request prompt", c["generic_visible"], None, ">= 0.9"),
     ]
     print(f"{'':<36} {'cms':>7} {'BM25 top5':>10} {'goal':>8}")
     for label, cms_value, bm25_value, goal in lines:
