@@ -133,7 +133,13 @@ def replay(
     update_task(session_id, exchanges)
     if os.path.exists(map_file):
         warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
-        sync_project_memory(session_id, str(folder), exchanges[-1].agent if exchanges else None)
+        sync_project_memory(
+            session_id,
+            str(folder),
+            exchanges[-1].agent if exchanges else None,
+            offline=provider is None,
+            prompts={e.turn: e.user for e in exchanges},
+        )
         index_replayed(folder, session_id, exchanges)
         index_chat_summaries(session_id, str(folder), str(transcript))
     captured = None

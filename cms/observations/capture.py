@@ -24,6 +24,7 @@ from cms.observations.ids import fact_source
 from cms.observations.matching import or_expression, query_terms
 from cms.observations.model import NewObservation, clean_new, title_key
 from cms.observations.overrides import pass_on_overrides, record_overrides
+from cms.observations.recall import STANDING_KINDS
 from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state, scope_from_state
 from cms.observations.store import ObservationStore, insert_observation
 from cms.observations.subject import CHANGED, SAME, frame_of, relation, values_of
@@ -103,12 +104,13 @@ def _numbered_apart(a: str, b: str) -> bool:
     return frame_of(a) == frame_of(b) and values_of(a) != values_of(b)
 
 
-def _relation(new: NewObservation, body: str, title: str) -> str | None:
+def _relation(new: NewObservation, body: str, title: str, kind: str) -> str | None:
     """How the candidate relates to a stored observation: SAME (a restatement: the same subject
     and the same values), CHANGED (the same subject, another value) or None. Bodies are what is
     compared; near-identical wording counts as the same subject, and a correction is never
     folded as a near-duplicate. Titles given by hand that differ only by a value ("note 17",
-    "note 18") name two items; a fact's title is only its topic."""
+    "note 18") name two items; a fact's title is only its topic. Two standing items (kind: the
+    stored one's) that mean alike and state other values are one subject changed."""
     newer, older = new.body.strip(), body.strip()
     same_title = title_key(title) == title_key(new.title)
     if not newer or not older:
@@ -116,6 +118,10 @@ def _relation(new: NewObservation, body: str, title: str) -> str | None:
     if not same_title and new.source is None and _numbered_apart(new.title, title):
         return None
     found = relation(newer, older)
+    if found is None and new.kind in STANDING_KINDS and kind in STANDING_KINDS:
+        from cms.language.newest import restates
+
+        found = CHANGED if restates(newer, older) else None
     if found is None and _near(newer, older):
         found = SAME if values_of(newer) <= values_of(older) else CHANGED
     return found
@@ -189,7 +195,7 @@ def store_candidate(
         same_identity = (new.source is not None and source == new.source) or (
             same_title and branch == place.branch
         )
-        found = _relation(new, body, title)
+        found = _relation(new, body, title, kind)
         if found is None and (same_identity or same_title):  # one subject, on any branch
             found = CHANGED
         if found is None:
@@ -295,11 +301,13 @@ def observations_from_map(
     kinds: Sequence[str] | None = None,
     fact_ids: Sequence[str] | None = None,
     prompts: Mapping[int, str] | None = None,
+    offline: bool = False,
 ) -> list[NewObservation]:
     """One candidate per fact of a chat map (questions and tasks left out), titled by its topic
     path, the fact verbatim as body, with its provenance (chat, fact id, turn) and, as context,
     the user's prompt of its turn when prompts (by turn) has it: the turn before the answer
-    that stated it, which helps find it. kinds and fact_ids narrow the facts promoted."""
+    that stated it, which helps find it. kinds and fact_ids narrow the facts promoted. offline
+    (the local extractor made the map): see offline_kind."""
     wanted = None if fact_ids is None else set(fact_ids)
     result: list[NewObservation] = []
     for sun_title, planet, archived in cmap.all_planets():
@@ -308,6 +316,8 @@ def observations_from_map(
             if (wanted is not None and sat.id not in wanted) or not is_memory(sat.text):
                 continue
             kind = kind_of_fact(sat.text)
+            if offline:
+                kind = offline_kind(sat.text, kind, (prompts or {}).get(sat.turn, ""))
             if kinds is not None and kind not in kinds:
                 continue
             result.append(
@@ -323,3 +333,25 @@ def observations_from_map(
                 )
             )
     return result
+
+
+def said_in(text: str, prompt: str) -> bool:
+    """The fact is the user's own words: its text (spacing and case aside) is in the prompt."""
+    fact = " ".join(text.casefold().split()).rstrip(".!…")
+    return bool(fact) and fact in " ".join(prompt.casefold().split())
+
+
+def offline_kind(text: str, kind: str, prompt: str) -> str:
+    """Offline, only the user's own words are rules or decisions: a fact said in its turn's
+    prompt is what the statement reader says (a rule: preference; a choice or a setup fact:
+    decision); any other fact, the assistant's narration included, keeps its kind unless that
+    is a standing one (then it is a learning). When the reader cannot load, the kind stays."""
+    from cms.language.statements import read_statement
+
+    if prompt and said_in(text, prompt):
+        reading = read_statement(text)
+        if reading is None:
+            return kind
+        if reading.states:
+            return "preference" if reading.kind == "rule" else "decision"
+    return "learning" if kind in STANDING_KINDS else kind

@@ -47,10 +47,12 @@ def sync_chat_memory(
     agent: str | None = None,
     now: float | None = None,
     prompts: Mapping[int, str] | None = None,
+    offline: bool = False,
 ) -> SyncResult:
     """Sync one chat map into the project's fact index and promote its new standing facts
-    (prompts: the user's prompt by turn, the context of the facts of that turn): the user's own
-    preferences to the user tier (see personal.py), the rest to the project."""
+    (prompts: the user's prompt by turn, the context of the facts of that turn; offline: the
+    local extractor made the map, see capture.offline_kind): the user's own preferences to the
+    user tier (see personal.py), the rest to the project."""
     stamp = time.time() if now is None else now
     place = fact_place(cwd)
     changed = memory.store.write(
@@ -63,6 +65,7 @@ def sync_chat_memory(
         kinds=STANDING_KINDS,
         fact_ids=[fact_id for _row, fact_id in changed],
         prompts=prompts,
+        offline=offline,
     )
     candidates, personal = split_personal(candidates)
     outcomes = capture_with_outcomes(

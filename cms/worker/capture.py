@@ -61,6 +61,18 @@ def session_text(session_id: str, transcript: str | None) -> str:
     return "\n\n".join(parts)
 
 
+def _prompts(session_id: str, transcript: str | None) -> dict[int, str]:
+    """The user's prompt by turn, from the transcript (none when there is none or it cannot
+    be read: logged)."""
+    if not transcript:
+        return {}
+    try:
+        return {e.turn: e.user for e in read_exchanges(transcript)}
+    except (CmsError, OSError) as exc:
+        log_event("warning", "transcript_unreadable", str(exc), session=session_id)
+        return {}
+
+
 def fold_unfolded_turns(session_id: str, transcript: str, config: Config, project: str) -> int:
     """Fold into the chat map, with the local extractor, the transcript's turns that no Stop
     folded in (among its latest APPLIED_KEEP: those applied already are skipped by key);
@@ -107,7 +119,9 @@ def run_capture(
         project_name = payload.get("project")
         project_name = project_name if isinstance(project_name, str) else ""
         fold_unfolded_turns(session_id, transcript, config, project_name)
-    sync_project_memory(session_id, cwd, agent)  # the fact index is whole before capture
+    prompts = _prompts(session_id, transcript) if provider is None else None
+    # the fact index is whole before capture
+    sync_project_memory(session_id, cwd, agent, offline=provider is None, prompts=prompts)
     if transcript:  # what the agent wrote of the turns it compacted away stays searchable
         index_chat_summaries(session_id, cwd, transcript)
     memory = open_project_memory(cwd, create=True)
@@ -117,7 +131,11 @@ def run_capture(
     with memory:
         if provider is None:
             cmap = _map_or_none(session_id)
-            candidates = observations_from_map(cmap) if cmap is not None else []
+            candidates = (
+                observations_from_map(cmap, prompts=prompts, offline=True)
+                if cmap is not None
+                else []
+            )
             via = "local"
         else:
             text = session_text(session_id, transcript)

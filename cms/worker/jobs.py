@@ -118,7 +118,7 @@ def run_map_update(
     )
     warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
     facts, promoted, marked = sync_project_memory(
-        session_id, cwd, exchange.agent, exchange, retired
+        session_id, cwd, exchange.agent, exchange, retired, offline=provider is None
     )
     via = "local" if provider is None else getattr(provider, "name", "model")
     return (

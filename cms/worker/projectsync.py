@@ -98,12 +98,16 @@ def sync_project_memory(
     agent: str | None,
     exchange: Exchange | None = None,
     retired: list[str] | None = None,
+    *,
+    offline: bool = False,
+    prompts: dict[int, str] | None = None,
 ) -> tuple[int, int, int]:
     """Sync the chat's map into its project's fact index and standing rules (see chatsync),
     index what the exchange said and mark the earlier items the update model superseded;
     (facts new or changed, observations stored, items marked), zeros without a folder. What
     the exchange said is indexed even when no fact was made of it (the chat has no map yet):
-    what the extractor could not classify stays a passage for search."""
+    what the extractor could not classify stays a passage for search. offline: the local
+    extractor made the map (only the user's words, by prompts, become rules or decisions)."""
     if not cwd:
         return 0, 0, 0
     try:
@@ -121,8 +125,11 @@ def sync_project_memory(
             index_exchange(memory, session_id, exchange.turn, passages, fact_place(cwd))
         if cmap is None:
             return 0, 0, 0
-        prompts = {exchange.turn: exchange.user} if exchange is not None else None
-        result = sync_chat_memory(memory, cmap, cwd=cwd, agent=agent, prompts=prompts)
+        if exchange is not None:
+            prompts = {**(prompts or {}), exchange.turn: exchange.user}
+        result = sync_chat_memory(
+            memory, cmap, cwd=cwd, agent=agent, prompts=prompts, offline=offline
+        )
         marked = retire_items(memory, retired, result) if retired else 0
         return len(result.facts), len(result.observations), marked
 

@@ -171,6 +171,40 @@ def test_a_new_chats_search_prints_the_changed_port_first_and_the_old_one_as_his
     assert any("history, now" in line and "port is 5433" in line for line in found)
 
 
+def test_a_new_chat_is_pushed_the_users_changed_decision_and_rule_not_the_assistants_narration(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "billing")
+    replay_chat(
+        tmp_path,
+        repo,
+        "chat-u-0001",
+        [
+            (
+                "We use PostgreSQL 16 on port 5433 for the billing database.",
+                "Noted. I added app/db.py with the connection settings and ran the tests.",
+            ),
+            (
+                "Rule for this repo: never use print, always the logging module.",
+                "Understood. I replaced the two print calls in app/cli.py with logger.info.",
+            ),
+        ],
+    )
+    replay_chat(
+        tmp_path,
+        repo,
+        "chat-u-0002",
+        [("Change of plan: the billing database is on port 6543 now, behind pgbouncer.", "Ok.")],
+    )
+    start = hook(
+        "SessionStart", {"session_id": "chat-u-0003", "cwd": str(repo), "source": "startup"}
+    )
+    rules = start.split("in force", 1)[1].split("\n[", 1)[0]
+    assert "6543" in rules and "logging module" in rules
+    assert "5433" not in start
+    assert "I added" not in rules and "I replaced" not in rules
+
+
 def search_in(repo: Path, query: str) -> str:
     return subprocess.run(
         [*python_cms(), "search", query],
