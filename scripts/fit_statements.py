@@ -1,23 +1,27 @@
-"""Fit cms/language/model/statements.json (cms.language.statements) from labelled user sentences.
+"""Measure a fitted reader of user statements: does a sentence the user wrote state a rule or
+decision in force? (docs/benchmarks.md, "What is in force": tried, not adopted.)
 
-Owns the one reproducible recipe for those weights; run by hand, never imported by cms. Reads
-tests/data/user_statements.json (user sentences of ../shared/data/scenarios/dev.json, each
-labelled statement/other, and for statements rule/decision/fact/preference; labelled by a helper
-that read no code), encodes each with the packaged meaning model, and fits two L2-regularised
-logistic scores by gradient descent (numpy, deterministic): statement against other, and among
-statements, rule or preference against decision or fact. Before fitting on everything it
-reports precision and recall cross-validated by project (every project's sentences scored by a
-fit on the other folds), which is the figure docs/benchmarks.md quotes; the threshold is the
-one whose cross-validated F1 is best, rounded to 0.05.
+Run by hand, never imported by cms. Reads tests/data/user_statements.json (the user sentences of
+../shared/data/scenarios/dev.json, labelled statement/other by helpers that read no code) and
+the user's sentences of tests/data/extractor_labels.json (MemoryCode mentors and real prompts: a
+remembered or stale preference or decision is a statement, anything else other); encodes each
+with the packaged meaning model plus four shape features (a question mark, holds a value, how
+many, how long) and fits L2-regularised logistic scores by gradient descent (numpy,
+deterministic): statement against other, and among statements rule or preference against
+decision or fact. Reports precision and recall cross-validated by project (each project's
+sentences scored by a fit on the other folds) at the threshold whose cross-validated F0.5 is
+best (precision weighs more: what it accepts would be pushed to every new chat), then, fitted on
+all of it, the figures on the sealed labels (tests/data/user_statements_sealed.json), which are
+read only here, as a scorer.
 
-Usage: python scripts/fit_statements.py [--labels FILE] [--out FILE] [--folds N] [--check]
-  --check: report the cross-validated figures and the fit's figures only, write nothing.
+Usage: python scripts/fit_statements.py [--labels FILE] [--extractor-labels FILE] [--folds N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,14 +33,29 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cms.language.meaning import load_model  # noqa: E402
-from cms.language.statements import SHAPES, WEIGHTS, features  # noqa: E402
+from cms.language.newest import values_of  # noqa: E402
 
 LABELS = ROOT / "tests" / "data" / "user_statements.json"
+SEALED = ROOT / "tests" / "data" / "user_statements_sealed.json"
+EXTRACTOR_LABELS = ROOT / "tests" / "data" / "extractor_labels.json"
 L2 = 1.0  # on the mean loss scale: 1 / (number of units) per unit of weight norm squared
 STEPS = 3000
 RATE = 0.5
 RULE_KINDS = ("rule", "preference")
 PRECISION_BETA = 0.5  # the statement threshold maximises F0.5
+
+
+def features(text: str, vector: Sequence[float]) -> list[float]:
+    """The meaning vector, then the sentence's shape: asks, holds a value, how many, how long."""
+    stripped = text.rstrip()
+    values = values_of(stripped)
+    return [
+        *vector,
+        1.0 if stripped.endswith("?") else 0.0,
+        1.0 if values else 0.0,
+        min(len(values), 3) / 3,
+        math.log1p(len(stripped.split())) / 4,
+    ]
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float]:
@@ -93,17 +112,40 @@ def best_threshold(p: np.ndarray, y: np.ndarray, beta: float = 1.0) -> float:
 
 
 def load(path: Path) -> list[dict[str, Any]]:
+    """Labelled units: project, text, label (statement/other), kind."""
     return list(json.loads(path.read_text(encoding="utf-8"))["units"])
+
+
+def load_extractor_users(path: Path) -> list[dict[str, Any]]:
+    """The user's units of the extractor's gold labels, as statement/other units (the project
+    is the source file, so that cross-validation keeps a dialogue in one fold)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    units = []
+    for source in data["sources"]:
+        for unit in source["units"]:
+            if unit["speaker"] != "user":
+                continue
+            kind = unit.get("kind")
+            said = unit["label"] in ("remember", "stale") and kind in ("preference", "decision")
+            units.append(
+                {
+                    "project": source["file"],
+                    "text": unit["text"],
+                    "label": "statement" if said else "other",
+                    "kind": kind if said else None,
+                }
+            )
+    return units
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--labels", type=Path, default=LABELS)
-    parser.add_argument("--out", type=Path, default=Path(WEIGHTS))
+    parser.add_argument("--extractor-labels", type=Path, default=EXTRACTOR_LABELS)
+    parser.add_argument("--sealed", type=Path, default=SEALED)
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--check", action="store_true")
     args = parser.parse_args(argv)
-    units = load(args.labels)
+    units = load(args.labels) + load_extractor_users(args.extractor_labels)
     model = load_model()
     x = np.array([features(u["text"], model.encode(u["text"])) for u in units])
     y = np.array([1.0 if u["label"] == "statement" else 0.0 for u in units])
@@ -131,34 +173,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     w, b = fit(x, y)
     wr, br = fit(xs, ys)
-    fp, fr, _ = scores_at(probabilities(x, w, b), y, threshold)
-    print(f"  fitted on all (not a measure): precision {fp:.3f} recall {fr:.3f}")
-    if args.check:
-        return 0
-    data = {
-        "format": "cms-statements/1",
-        "meaning_model": model.model_id,
-        "features": f"meaning vector ({model.dims}) then shapes {list(SHAPES)}",
-        "fitted_on": f"{args.labels.name}: {len(units)} units",
-        "statement": {
-            "weights": [round(float(v), 6) for v in w],
-            "bias": round(b, 6),
-            "threshold": threshold,
-        },
-        "rule": {
-            "weights": [round(float(v), 6) for v in wr],
-            "bias": round(br, 6),
-            "threshold": rule_threshold,
-        },
-        "cross_validated": {
-            "statement_precision": round(p, 3),
-            "statement_recall": round(r, 3),
-            "rule_kind_right": round(right, 3),
-            "folds": args.folds,
-        },
-    }
-    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    sealed = load(args.sealed)
+    xt = np.array([features(u["text"], model.encode(u["text"])) for u in sealed])
+    yt = np.array([1.0 if u["label"] == "statement" else 0.0 for u in sealed])
+    sp, sr, _ = scores_at(probabilities(xt, w, b), yt, threshold)
+    accepted = (probabilities(xt, w, b) >= threshold) & (yt > 0)
+    is_rule = probabilities(xt, wr, br) >= rule_threshold
+    truth = np.array([u["kind"] in RULE_KINDS for u in sealed])
+    kind_right = float((is_rule == truth)[accepted].mean()) if accepted.any() else 0.0
+    print(
+        f"sealed ({len(sealed)} units, {int(yt.sum())} statements), fitted on all: "
+        f"precision {sp:.3f} recall {sr:.3f}, kind right {kind_right:.3f}"
+    )
     return 0
 
 

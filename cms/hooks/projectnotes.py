@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 Note = tuple[tuple[str, ...], str]  # (the ids the item is known by, the line to inject)
 LINE_CHARS = 320  # past this a line shows its title and first whole sentence, and its id
 SHORTEST_RULE = 40  # budget left under which no further rule line is tried
-SHOWN_COMPARED = 2  # per line asked: items shown before drawn too, to compare with (history)
 
 
 def _ids(obs: Observation, prefix: str = "O") -> tuple[str, ...]:
@@ -94,12 +93,7 @@ def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Not
         user = _user_memory() if budget > 0 else None
         if memory is None and user is None:
             return [], []
-        from cms.observations.recall import (
-            STANDING_KINDS,
-            briefing,
-            in_force,
-            newest_of_each_subject,
-        )
+        from cms.observations.recall import STANDING_KINDS, briefing, in_force
 
         now = time.time()
         branch = memory.scope.branch if memory is not None else None
@@ -122,7 +116,6 @@ def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Not
         if memory is None:
             return rules, []
         top = briefing(memory.store, memory.scope, limit, now=now, skip_kinds=STANDING_KINDS)
-        top = newest_of_each_subject(memory.store, found + top, keep=len(found))[len(found) :]
         return rules, [note_line(r, now, branch) for r in top]
     except (CmsError, OSError) as exc:
         log_event("warning", "briefing_failed", str(exc))
@@ -142,8 +135,7 @@ def relevant_notes(
 ) -> list[Note]:
     """Up to limit facts of the project's other chats, observations and user tier items relevant
     to query that this chat has not been shown yet (nothing superseded, the chat's own facts and
-    the chats' passages left out, no user item the project overrules), and none that a newer
-    relevant item, shown or not, states the subject of (cms.language.newest: history)."""
+    the chats' passages left out, no user item the project overrules)."""
     if limit <= 0 or not query.strip():
         return []
     memory = user = None
@@ -155,16 +147,10 @@ def relevant_notes(
         from cms.search.project import search_project
 
         now = time.time()
-        seen = set(shown)  # compared too: a newer item shown before makes an older one history
         hits = search_project(
-            memory, query, k=limit + min(len(seen), SHOWN_COMPARED * limit), passages=False, other_than=session, user=user,
-            history="stored",
-        )  # fmt: skip
-        fresh = [
-            h
-            for h in hits
-            if h.relevance >= min_relevance and not h.replaced_by and seen.isdisjoint(h.aliases)
-        ][:limit]
+            memory, query, k=limit, passages=False, other_than=session, user=user, exclude=shown
+        )
+        fresh = [h for h in hits if h.relevance >= min_relevance][:limit]
         for tier, prefix in ((memory, "O"), (user, "U")):
             recalled = [int(h.id[1:]) for h in fresh if h.id.startswith(prefix)]
             if recalled and tier is not None:

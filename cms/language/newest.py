@@ -18,10 +18,8 @@ from cms.textindex import STOPWORDS, stem
 SAME_MEANING = 0.5  # cosine at which two answers of one query state one subject
 SAME_WORDS = 0.2  # share of their words (Jaccard) at which they do, without the model
 ANSWERED_WORDS = 2  # query words an item must answer for the query to name its subject
-# Without a query nothing names the subject: their words must be more alike. By meaning, 0.5
-# pairs the labelled user statements of one subject with other values at precision 0.57,
-# recall 0.40 (0.7: 1.00 and 0.05; tests/data/user_statements.json): unsure, the newest wins.
-UNASKED_MEANING = 0.5
+# Without a query nothing names the subject: the two must mean more alike.
+UNASKED_MEANING = 0.7
 UNASKED_WORDS = 0.35
 
 TYPE_CHECKING = False
@@ -184,17 +182,3 @@ def history_of(
                 replaced[older] = replaced.get(newer, newer)
                 break
     return replaced
-
-
-def restates(newer: str, older: str, *, same_meaning: float = UNASKED_MEANING) -> bool:
-    """Decided once, when newer is written: whether it states older's subject with another value
-    (each holds a value the other lacks, and they mean alike by the model; by their shared words
-    when it cannot load). Two statements of distinct subjects never do."""
-    new_values, old_values = values_of(newer), values_of(older)
-    if not (new_values - old_values and old_values - new_values):
-        return False
-    model = _model()
-    if model is None:
-        return _word_likeness(_stems(newer), _stems(older)) >= UNASKED_WORDS
-    a, b = model.encode(newer), model.encode(older)
-    return sum(x * y for x, y in zip(a, b, strict=True)) >= same_meaning

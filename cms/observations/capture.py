@@ -104,13 +104,12 @@ def _numbered_apart(a: str, b: str) -> bool:
     return frame_of(a) == frame_of(b) and values_of(a) != values_of(b)
 
 
-def _relation(new: NewObservation, body: str, title: str, kind: str) -> str | None:
+def _relation(new: NewObservation, body: str, title: str) -> str | None:
     """How the candidate relates to a stored observation: SAME (a restatement: the same subject
     and the same values), CHANGED (the same subject, another value) or None. Bodies are what is
     compared; near-identical wording counts as the same subject, and a correction is never
     folded as a near-duplicate. Titles given by hand that differ only by a value ("note 17",
-    "note 18") name two items; a fact's title is only its topic. Two standing items (kind: the
-    stored one's) that mean alike and state other values are one subject changed."""
+    "note 18") name two items; a fact's title is only its topic."""
     newer, older = new.body.strip(), body.strip()
     same_title = title_key(title) == title_key(new.title)
     if not newer or not older:
@@ -118,10 +117,6 @@ def _relation(new: NewObservation, body: str, title: str, kind: str) -> str | No
     if not same_title and new.source is None and _numbered_apart(new.title, title):
         return None
     found = relation(newer, older)
-    if found is None and new.kind in STANDING_KINDS and kind in STANDING_KINDS:
-        from cms.language.newest import restates
-
-        found = CHANGED if restates(newer, older) else None
     if found is None and _near(newer, older):
         found = SAME if values_of(newer) <= values_of(older) else CHANGED
     return found
@@ -195,7 +190,7 @@ def store_candidate(
         same_identity = (new.source is not None and source == new.source) or (
             same_title and branch == place.branch
         )
-        found = _relation(new, body, title, kind)
+        found = _relation(new, body, title)
         if found is None and (same_identity or same_title):  # one subject, on any branch
             found = CHANGED
         if found is None:
@@ -343,15 +338,8 @@ def said_in(text: str, prompt: str) -> bool:
 
 def offline_kind(text: str, kind: str, prompt: str) -> str:
     """Offline, only the user's own words are rules or decisions: a fact said in its turn's
-    prompt is what the statement reader says (a rule: preference; a choice or a setup fact:
-    decision); any other fact, the assistant's narration included, keeps its kind unless that
-    is a standing one (then it is a learning). When the reader cannot load, the kind stays."""
-    from cms.language.statements import read_statement
-
+    prompt keeps its kind; any other fact, the assistant's narration of its work included,
+    keeps it unless it is a standing one (preference, decision), which becomes a learning."""
     if prompt and said_in(text, prompt):
-        reading = read_statement(text)
-        if reading is None:
-            return kind
-        if reading.states:
-            return "preference" if reading.kind == "rule" else "decision"
+        return kind
     return "learning" if kind in STANDING_KINDS else kind

@@ -359,42 +359,9 @@ def in_force(
     )
     ranked = [(row_to_observation(r), 1.0, 1.0) for r in rows]
     versions = _versions_of(store, ranked, {}, set())
-    chosen = _select(
+    return _select(
         ranked, scope, IN_FORCE_POOL, versions, lambda o: o.kind in STANDING_KINDS and not o.archived_at
     )  # fmt: skip
-    return newest_of_each_subject(store, chosen)
-
-
-class _Standing:
-    """A rule in force as cms.language.newest reads it: what writing could not pair, reading
-    does (decided is False: the pair is judged here)."""
-
-    decided = False
-    said_in: tuple[str | None, int | None] = (None, None)
-
-    def __init__(self, obs: Observation, meaning: bytes | None) -> None:
-        self.text = f"{obs.title}: {obs.body}" if obs.body else obs.title
-        self.said_at = (obs.updated_at, obs.id)
-        self.stored_meaning = meaning
-
-
-def newest_of_each_subject(
-    store: ObservationStore, chosen: list[RecalledObservation], keep: int = 0
-) -> list[RecalledObservation]:
-    """chosen without the items a newer one of the list states the subject of with another
-    value (by their stored meanings, by words for those without one; the model is never
-    loaded here): when unsure, the newest is in force and the older is history, which search
-    still prints, marked. The first keep items are compared but always kept."""
-    if len(chosen) < 2:
-        return chosen
-    from cms.language.newest import history_of
-    from cms.observations.meanings import stored_meanings
-
-    ids = [r.observation.id for r in chosen]
-    _facts, meanings = stored_meanings(store, (), ids)
-    items = [_Standing(r.observation, meanings.get(r.observation.id)) for r in chosen]
-    replaced = history_of(items, "", by_meaning=False)
-    return [r for n, r in enumerate(chosen) if n < keep or n not in replaced]
 
 
 def format_age(seconds: float) -> str:

@@ -125,12 +125,12 @@ def _select_hits(
     if selector is None:
         hits = search_project(
             memory, query, k=k, session=session, meaning=meaning, semantic_weight=weight,
-            user=user, history="model",
+            user=user, history=True,
         )  # fmt: skip
         return hits, "local"
     pool = search_project(
         memory, query, k=max(k, MODEL_POOL), session=session, meaning=meaning,
-        semantic_weight=weight, user=user, history="model",
+        semantic_weight=weight, user=user, history=True,
     )  # fmt: skip
     lines = [f"{n}. [{h.label}] {h.text}" for n, h in enumerate(pool, start=1)]
     try:

@@ -8,14 +8,8 @@ from cms.observations.recall import STANDING_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
-
     from cms.observations.access import ProjectMemory
     from cms.search.project import MemoryHit
-
-    # Which hits are history: None (not asked), "stored" (by stored meanings, by words for an
-    # item without one: the hooks) or "model" (the model reads those: the search command).
-    History = Literal["stored", "model"] | None
 
 SHOWN_SHARE = 0.8  # of a passage's words a better hit already shows, to leave the passage out
 
@@ -69,14 +63,17 @@ def each_said_once(hits: list[MemoryHit]) -> list[MemoryHit]:
     return kept
 
 
-def newest_first(hits: list[MemoryHit], query: str, history: History) -> list[MemoryHit]:
-    """With history, each hit a newer hit states the subject of (cms.language.newest) moved
-    right after that hit and marked (replaced_by). Without, the hits as they are."""
+def newest_first(hits: list[MemoryHit], query: str, history: bool) -> list[MemoryHit]:
+    """With history (the search command), each hit a newer hit states the subject of
+    (cms.language.newest, by stored meanings, the model loaded for items without one) moved
+    right after that hit and marked. Without (the prompt hook), the hits as they are: measured
+    on the decision-change scenarios, leaving such hits out of the injection hid the value in
+    force more often than an outdated one (docs/benchmarks.md)."""
     if not history:
         return hits
     from cms.language.newest import history_of
 
-    replaced = history_of(hits, query, by_meaning=history == "model")
+    replaced = history_of(hits, query)
     if not replaced:
         return hits
     later: dict[int, list[MemoryHit]] = {}

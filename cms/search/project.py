@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
     from cms.observations.access import ProjectMemory
     from cms.observations.vectors import QueryMeaning
-    from cms.search.lines import History
 
 CURRENT_CHAT_SHARE = 0.5  # the given chat's hits go first when at least this share of the best
 RULE_BOOST = 1.3  # a rule in force, when the query asks how things are to be done
@@ -269,7 +268,7 @@ def search_project(
     semantic_weight: float = 1.0,
     user: ProjectMemory | None = None,
     exclude: Collection[str] = (),
-    history: History = None,
+    history: bool = False,
 ) -> list[MemoryHit]:
     """The k best hits of the project's facts and observations for query (nothing superseded),
     the given chat's first among those at least CURRENT_CHAT_SHARE as relevant as the best (its
@@ -283,8 +282,7 @@ def search_project(
     its relevant items the project does not overrule (with_user_hits), ranked alike. exclude:
     ids (any alias) of items not to return, such as those a chat was already shown. With
     history, an item a newer hit states the subject of (cms.language.newest) is listed right
-    after that hit and marked as history: "model" reads items without a stored meaning by the
-    model (the search command), "stored" by their words (the hooks never load it)."""
+    after that hit and marked as history."""
     from cms.observations.wording import rule_query
 
     text, asks_rule = rule_query(query)
@@ -324,7 +322,7 @@ def search_project(
     hits = facts + [h for h in observations if not h.source or h.source not in shown]
     if user is not None:
         hits = with_user_hits(hits, memory, user, text, k)
-    if history:
+    if history:  # only the search command reads which hits are history
         read_meanings(memory, hits)
     if meaning:
         hits = fuse_hits(
@@ -396,7 +394,7 @@ def _ranked(
     exclude: Collection[str] = (),
     modifiers: frozenset[str] = frozenset(),
     query: str = "",
-    history: History = None,
+    history: bool = False,
 ) -> list[MemoryHit]:
     """The k best, then the given chat's own first among the relevant. When the query asks how
     things are done, rules in force rank higher, and those whose subject holds at least

@@ -171,7 +171,7 @@ def test_a_new_chats_search_prints_the_changed_port_first_and_the_old_one_as_his
     assert any("history, now" in line and "port is 5433" in line for line in found)
 
 
-def test_a_new_chat_is_pushed_the_users_changed_decision_and_rule_not_the_assistants_narration(
+def test_a_new_chat_is_pushed_the_users_own_rule_never_the_assistants_narration(
     tmp_path: Path,
 ) -> None:
     repo = make_repo(tmp_path / "billing")
@@ -181,28 +181,22 @@ def test_a_new_chat_is_pushed_the_users_changed_decision_and_rule_not_the_assist
         "chat-u-0001",
         [
             (
-                "We use PostgreSQL 16 on port 5433 for the billing database.",
-                "Noted. I added app/db.py with the connection settings and ran the tests.",
+                "We always use the logging module in app/, never print.",
+                "Understood. I replaced the two print calls in app/cli.py with logger.info.",
             ),
             (
-                "Rule for this repo: never use print, always the logging module.",
-                "Understood. I replaced the two print calls in app/cli.py with logger.info.",
+                "add JSON error responses to the API",
+                "Going forward, every endpoint in app/api.py returns errors as "
+                "{error: {code, message}}. I added app/errors.py with the handler.",
             ),
         ],
     )
-    replay_chat(
-        tmp_path,
-        repo,
-        "chat-u-0002",
-        [("Change of plan: the billing database is on port 6543 now, behind pgbouncer.", "Ok.")],
-    )
     start = hook(
-        "SessionStart", {"session_id": "chat-u-0003", "cwd": str(repo), "source": "startup"}
+        "SessionStart", {"session_id": "chat-u-0002", "cwd": str(repo), "source": "startup"}
     )
     rules = start.split("in force", 1)[1].split("\n[", 1)[0]
-    assert "6543" in rules and "logging module" in rules
-    assert "5433" not in start
-    assert "I added" not in rules and "I replaced" not in rules
+    assert "logging module" in rules
+    assert "every endpoint" not in rules and "I replaced" not in rules
 
 
 def search_in(repo: Path, query: str) -> str:

@@ -12,6 +12,7 @@ from cms.observations.capture import (
     capture_observations,
     capture_with_outcomes,
     observations_from_map,
+    offline_kind,
 )
 from cms.observations.factkinds import guess_kind, importance_of_fact, kind_of_fact
 from cms.observations.model import NewObservation
@@ -301,3 +302,13 @@ def test_a_facts_context_follows_its_subtopic_and_is_redacted(plain: Path) -> No
         stored = mem.store.get(first.id)
     assert stored is not None and stored.context.startswith("Tokens expire after an hour.")
     assert SECRET not in stored.context and "The key is" in stored.context
+
+
+def test_offline_only_the_users_own_words_keep_a_standing_kind() -> None:
+    prompt = "Rule for this repo:   never use print,\nalways the logging module. Thanks!"
+    rule = "Never use print, always the logging module."
+    assert offline_kind(rule, "preference", prompt) == "preference"
+    narration = "Going forward, every endpoint returns errors as {error: {code, message}}."
+    assert offline_kind(narration, "preference", prompt) == "learning"
+    assert offline_kind(narration, "decision", "") == "learning"
+    assert offline_kind("I added app/errors.py.", "bugfix", prompt) == "bugfix"

@@ -15,7 +15,6 @@ from cms.observations.recall import (
     briefing,
     format_age,
     format_observation_line,
-    in_force,
     recall,
 )
 from cms.observations.scope import BranchScope
@@ -169,22 +168,6 @@ def test_superseded_and_archived_observations_are_not_recalled(store: Observatio
     hits = recall(store, "auth library cookie", scope=EVERYWHERE, now=NOW)
     assert ids(hits) == [new]
     assert archived not in ids(hits)
-
-
-def test_of_two_rules_in_force_on_one_subject_only_the_newest_is_pushed(
-    store: ObservationStore,
-) -> None:
-    old = add(store, "Staging database", "The staging database listens on port 5433 on db-1")
-    new = add(
-        store,
-        "Staging database port",
-        "The staging database listens on port 6543 on db-1 now",
-        created_at=NOW,
-    )
-    other = add(store, "Cache", "The Redis cache keeps entries for 300 seconds", created_at=NOW)
-    pushed = ids(in_force(store, EVERYWHERE, now=NOW))
-    assert new in pushed and other in pushed
-    assert old not in pushed
 
 
 def test_kind_and_file_filters(store: ObservationStore) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from cms.language.statements import read_statement
 from cms.observations.wording import (
     announces_rule,
     has_code,
@@ -395,12 +394,6 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
         size = len(tokenize(text))
         if _FILLER.match(text) or is_courtesy(unit.text):
             continue
-        reading = read_statement(text) if unit.source == "user" else None
-        if reading is not None and reading.states:  # the user's rule or decision, as said
-            stated = "preference" if reading.kind == "rule" else "decision"
-            for rule in split_rules(text):
-                out.append(Candidate(rule, stated, _score(stated, unit, rule) + 1.0, order))
-            continue
         if size < 2 and not (unit.source == "user" and is_personal(text)):  # "Be concise." stays
             continue
         if is_noise_unit(unit, text, units[order + 1 : order + 2]):
@@ -418,8 +411,6 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
             kind = "revert"  # never stored itself: only used to delete what it contradicts
         if kind is None or (kind == "task" and task_taken):
             continue
-        if reading is not None and kind in _STATED:
-            continue  # the user's words that state nothing in force stay a passage
         personal = kind == "preference" and unit.source == "user" and is_personal(text)
         placed = unit.item and bool(_DECIDED_CONTEXT.search(unit.context))  # "Out of scope"
         if kind != "revert" and not (
@@ -446,5 +437,4 @@ def sentence_candidates(exchange: Exchange) -> tuple[list[Candidate], list[tuple
 
 
 _RESULTS = ("change", "status")
-_STATED = ("decision", "preference")  # of the user's words, only what the reader says states
 _REPORTS = (*_RESULTS, "file")  # what was done or changed: never so when it is planned
