@@ -1,7 +1,9 @@
 """The typer command line (the only module tree that imports typer) and its error boundary.
 
 Each command group lives in its own module with a `register(app)` function; this module
-assembles them and turns CmsError into a one-line message and exit code 1.
+assembles them and runs them inside the one error boundary (cms.error_handler): a usage error
+is click's message and exit 2, Ctrl-C exit 130, a CmsError one line and exit 1, anything else
+one line naming the log file with the traceback, exit 3.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import sys
 
 import typer
 
-from cms.errors import CmsError
+from cms.error_handler import error_handler
 
 
 def build_app() -> typer.Typer:
@@ -50,8 +52,16 @@ def build_app() -> typer.Typer:
 
 def run_cli(args: list[str]) -> None:
     app = build_app()
-    try:
-        app(args=args, prog_name="cms", standalone_mode=True)
-    except CmsError as exc:
-        print(f"cms: error: {exc}", file=sys.stderr)
-        sys.exit(1)
+    with error_handler():
+        try:
+            result = app(args=args, prog_name="cms", standalone_mode=False)
+        except typer.Abort as exc:  # Ctrl-C, as the command line parser reports it
+            raise KeyboardInterrupt from exc
+        except typer.TyperException as exc:  # a usage error: the parser's own message
+            show = getattr(exc, "show", None)
+            if callable(show):
+                show()
+            else:
+                print(f"cms: error: {exc.format_message()}", file=sys.stderr)
+            sys.exit(exc.exit_code)
+    sys.exit(result if isinstance(result, int) else 0)  # an int: typer.Exit's code

@@ -208,23 +208,25 @@ def parse_search_argv(argv: list[str]) -> SearchArgs:
 
 
 def run_search_argv(argv: list[str]) -> int:
-    """The light entry point: parse argv, print results; a usage error exits 2, a CmsError 1,
-    each as one line."""
+    """The light entry point: parse argv, print results; a usage error exits 2, then the one
+    error boundary (cms.error_handler): a CmsError 1, Ctrl-C 130, anything else 3, one line."""
     try:
         args = parse_search_argv(argv)
     except UsageError as exc:
         print(f"{USAGE}\ncms search: error: {exc}", file=sys.stderr)
         return 2
+    from cms.error_handler import error_handler
+
     try:
-        print_search(
-            args.query,
-            args.session,
-            args.map_file,
-            args.k,
-            args.as_json,
-            chat_only=args.chat_only,
-        )
-    except CmsError as exc:
-        print(f"cms: error: {exc}", file=sys.stderr)
-        return 1
+        with error_handler():
+            print_search(
+                args.query,
+                args.session,
+                args.map_file,
+                args.k,
+                args.as_json,
+                chat_only=args.chat_only,
+            )
+    except SystemExit as exc:
+        return int(exc.code or 0)
     return 0
