@@ -9,10 +9,12 @@ Knows nothing of typer (the light `cms search` entry uses it too). Hooks have th
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from cms.errors import CmsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # cms search runs this: nothing past sys at import
+    from collections.abc import Callable
 
 UNEXPECTED = 3
 INTERRUPTED = 130
@@ -24,17 +26,16 @@ def _one_line(text: str, limit: int = 300) -> str:
     return " ".join(redact_text(text).split())[:limit]
 
 
-@contextmanager
-def error_handler() -> Iterator[None]:
-    """Run a command's body; turn what escapes it into one line on stderr and an exit code."""
+def run_guarded(body: Callable[[], int | None]) -> int:
+    """Run a command's body; its exit code, or what escapes it as one line on stderr and a code."""
     try:
-        yield
+        return body() or 0
     except CmsError as exc:
         print(f"cms: error: {_one_line(str(exc))}", file=sys.stderr)
-        raise SystemExit(1) from None
+        return 1
     except KeyboardInterrupt:
         print("cms: interrupted", file=sys.stderr)
-        raise SystemExit(INTERRUPTED) from None
+        return INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the unexpected-error branch: logged, never shown
         import traceback
 
@@ -47,4 +48,4 @@ def error_handler() -> Iterator[None]:
             f"cms: unexpected error ({what}); the traceback is in {paths.log_path()}",
             file=sys.stderr,
         )
-        raise SystemExit(UNEXPECTED) from None
+        return UNEXPECTED

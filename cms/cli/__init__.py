@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from cms.error_handler import error_handler
+from cms.error_handler import run_guarded
 
 
 def build_app() -> typer.Typer:
@@ -51,17 +51,21 @@ def build_app() -> typer.Typer:
 
 
 def run_cli(args: list[str]) -> None:
+    sys.exit(run_guarded(lambda: _run_app(args)))
+
+
+def _run_app(args: list[str]) -> int:
+    """The typer app on args: its exit code; the parser's usage errors printed as it prints them."""
     app = build_app()
-    with error_handler():
-        try:
-            result = app(args=args, prog_name="cms", standalone_mode=False)
-        except typer.Abort as exc:  # Ctrl-C, as the command line parser reports it
-            raise KeyboardInterrupt from exc
-        except typer.TyperException as exc:  # a usage error: the parser's own message
-            show = getattr(exc, "show", None)
-            if callable(show):
-                show()
-            else:
-                print(f"cms: error: {exc.format_message()}", file=sys.stderr)
-            sys.exit(exc.exit_code)
-    sys.exit(result if isinstance(result, int) else 0)  # an int: typer.Exit's code
+    try:
+        result = app(args=args, prog_name="cms", standalone_mode=False)
+    except typer.Abort as exc:  # Ctrl-C, as the command line parser reports it
+        raise KeyboardInterrupt from exc
+    except typer.TyperException as exc:  # a usage error: the parser's own message
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            print(f"cms: error: {exc.format_message()}", file=sys.stderr)
+        return exc.exit_code
+    return result if isinstance(result, int) else 0  # an int: typer.Exit's code

@@ -1,6 +1,7 @@
 """The text the hooks inject and the record of what each chat has already been shown.
 
-Owns the <cms-memory> wrapper, the "reference data" marking, the hard character cap, the
+Owns the <cms-memory> wrapper (no stored text can open or close it, nor any other harness tag:
+cms.markup), the "reference data" marking, the hard character cap, the
 search command line (absolute path of the installed cms), the index delta for prompts and the
 per-chat injection state (<chat dir>/injected.json). It decides nothing about when to inject.
 """
@@ -13,6 +14,7 @@ import time
 
 from cms import jsonio, paths
 from cms.hooks.statefile import write_state
+from cms.markup import neutralise_tags
 from cms.record import Record, field
 
 TYPE_CHECKING = False
@@ -125,7 +127,7 @@ def compose_context(
     budget = limit - len(head) - len(tail) - (RECEIPT_RESERVE if receipt else 0)
     if budget <= 0:
         return ""
-    kept = _fit([[escape_wrapper(line) for line in s] for s in sections], budget)
+    kept = _fit([[neutralise_tags(line) for line in s] for s in sections], budget)
     if not kept:
         return ""
     body = "\n\n".join("\n".join(s) for s in kept)  # _fit drops any line that does not fit
@@ -142,15 +144,6 @@ def compose_context(
 def receipt_line(items: int, chars: int, limit: int) -> str:
     """What an injection cost: "[cms: 6 items, 1,412 of 9,500 characters]"."""
     return f"[cms: {items} item{'s' if items != 1 else ''}, {chars:,} of {limit:,} characters]"
-
-
-def escape_wrapper(text: str) -> str:
-    """Stored text can never close or reopen the wrapper: its tags are written as &lt;..."""
-    if "cms-memory" not in text.casefold():
-        return text
-    import re
-
-    return re.sub(r"<(\s*/?\s*cms-memory)", r"&lt;\1", text, flags=re.IGNORECASE)
 
 
 def index_section(view: IndexView) -> list[str]:

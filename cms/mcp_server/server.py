@@ -22,6 +22,7 @@ from cms.config import Config
 from cms.errors import CmsError, StoreError
 from cms.log import log_event
 from cms.map.model import CorrelationMap
+from cms.markup import neutralise_tags
 from cms.mcp_server.map_tools import MapResolver, MapTools, SelectorFactory
 from cms.mcp_server.observation_tools import MemoryOpener, ObservationTools
 from cms.mcp_server.results import ToolRefusedError, ToolResult
@@ -57,6 +58,17 @@ def tool_description(body: Callable[..., ToolResult]) -> str:
     return " ".join((body.__doc__ or "").split())
 
 
+def _plain(value: Any) -> Any:
+    """value with the harness tags of every string in it made plain (cms.markup)."""
+    if isinstance(value, str):
+        return neutralise_tags(value)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
 def wrap_tool(name: str, body: Callable[..., ToolResult]) -> Callable[..., CallToolResult]:
     """The tool as the server calls it: the body's arguments and schema, its ToolResult as a
     CallToolResult, ToolRefusedError and CmsError as a ToolError; every failure is logged."""
@@ -74,7 +86,8 @@ def wrap_tool(name: str, body: Callable[..., ToolResult]) -> Callable[..., CallT
             log_event("error", "mcp_tool_crashed", f"{type(exc).__name__}: {exc}", tool=name)
             raise
         return CallToolResult(
-            content=[TextContent(type="text", text=result.text)], structured_content=result.data
+            content=[TextContent(type="text", text=neutralise_tags(result.text))],
+            structured_content=_plain(result.data),
         )
 
     hints = typing.get_type_hints(body, include_extras=True)

@@ -13,6 +13,7 @@ import time
 
 from cms.console import load_command_config, print_json
 from cms.errors import CmsError
+from cms.markup import neutralise_tags
 from cms.record import Record
 
 MAX_K = 50
@@ -61,7 +62,7 @@ def print_chat_search(
     elif not hits:
         print(f"no stored fact matches {query!r}")
     for hit in [] if as_json else hits:
-        print(hit.render())
+        print(neutralise_tags(hit.render()))
 
 
 def print_project_search(
@@ -98,7 +99,7 @@ def print_project_search(
     if not hits:
         print(f"no stored fact or observation of this project matches {query!r}")
     for hit in hits:
-        print(hit.render(now, session))
+        print(neutralise_tags(hit.render(now, session)))
 
 
 def _select_hits(
@@ -215,18 +216,10 @@ def run_search_argv(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"{USAGE}\ncms search: error: {exc}", file=sys.stderr)
         return 2
-    from cms.error_handler import error_handler
+    from cms.error_handler import run_guarded
 
-    try:
-        with error_handler():
-            print_search(
-                args.query,
-                args.session,
-                args.map_file,
-                args.k,
-                args.as_json,
-                chat_only=args.chat_only,
-            )
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+    return run_guarded(
+        lambda: print_search(
+            args.query, args.session, args.map_file, args.k, args.as_json, chat_only=args.chat_only
+        )
+    )
