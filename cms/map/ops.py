@@ -43,6 +43,7 @@ class OpOutcome:
 class ApplyReport:
     outcomes: list[OpOutcome] = field(default_factory=list)
     archived: list[str] = field(default_factory=list)  # planet ids moved to the archive
+    proposed_by: str = ""  # who proposed the ops, when the caller says ("local": no model)
 
     @property
     def accepted(self) -> list[OpOutcome]:

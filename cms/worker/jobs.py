@@ -117,10 +117,11 @@ def run_map_update(
         retire=retired.extend,
     )
     warm_index_cache(session_id, index_budget(inject_limit(config.hooks.inject_max_chars)))
+    offline = provider is None or report.proposed_by == "local"  # no model, or budget spent
     facts, promoted, marked = sync_project_memory(
-        session_id, cwd, exchange.agent, exchange, retired, offline=provider is None
+        session_id, cwd, exchange.agent, exchange, retired, offline=offline
     )
-    via = "local" if provider is None else getattr(provider, "name", "model")
+    via = "local" if offline else getattr(provider, "name", "model")
     return (
         f"turn={exchange.turn} via={via} accepted={len(report.accepted)} "
         f"rejected={len(report.rejected)} indexed={facts} promoted={promoted} superseded={marked}"

@@ -145,7 +145,8 @@ def update_chat_map(
     earlier ({id: text}) are related items in force from earlier chats, shown to a model, which
     may supersede them by id (cms.supersede); retire is called with the accepted ids.
 
-    With provider None (or the daily budget spent) the local extractor proposes the ops. A model
+    With provider None (or the daily budget spent) the local extractor proposes the ops (the
+    report says so: proposed_by "local"). A model
     answer whose every op is rejected (or that is not `{"ops": [...]}`) is asked for once more,
     with the reasons; a second bad answer leaves the map as it was. An exchange already applied
     to this map (the same key, see exchange_key) is skipped: an empty report comes back.
@@ -166,8 +167,13 @@ def update_chat_map(
             key=key,
         )
 
+    def local() -> ApplyReport:
+        report = apply(_propose_local(_current_map(path, session_id, project), exchange))
+        report.proposed_by = "local"
+        return report
+
     if provider is None:
-        return apply(_propose_local(_current_map(path, session_id, project), exchange))
+        return local()
     exchange_text = exchange.render(EXCHANGE_CHARS)
 
     offered = dict(earlier or {})
@@ -198,7 +204,7 @@ def update_chat_map(
     try:
         answer = ask(None)
     except BudgetExhaustedError:
-        return apply(_propose_local(_current_map(path, session_id, project), exchange))
+        return local()
     try:
         report = apply(answer)
         if not report.all_rejected:

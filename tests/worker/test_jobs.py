@@ -1,0 +1,64 @@
+"""A map update job says how its ops were proposed: by the model, or by the local extractor when
+there is none or the daily budget is spent (then the narration rule of offline capture holds)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from cms.config import parse_config
+from cms.providers.usage import record_usage
+from cms.transcripts.exchange import Exchange
+from cms.worker.jobs import exchange_to_dict, run_map_update
+from tests.fakes.anthropic_server import FakeAnthropicServer
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
+    with FakeAnthropicServer() as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("CMS_PROVIDER", "anthropic")
+        yield server
+
+
+def test_a_job_run_by_the_local_extractor_because_the_budget_is_spent_is_logged_as_local(
+    tmp_path: Path, api: FakeAnthropicServer
+) -> None:
+    record_usage(
+        provider="anthropic",
+        model="m",
+        project="proj",
+        purpose="update",
+        input_tokens=90,
+        output_tokens=20,
+        when=datetime.now(UTC),
+    )
+    config = parse_config(
+        {"provider": {"mode": "anthropic", "max_retries": 0, "daily_token_budget": 100}}
+    )
+    exchange = Exchange(
+        user="We decided to keep sessions in Redis 7. Please note it.",
+        assistant="Decision recorded: sessions live in Redis 7; updated src/session.py.",
+        turn=1,
+    )
+    payload = {"exchange": exchange_to_dict(exchange), "project": "proj", "cwd": str(tmp_path)}
+    summary = run_map_update("chat-budget-1", payload, config)
+    assert "via=local" in summary and "accepted=0" not in summary
+    assert api.message_requests == []
+
+
+def test_a_job_the_model_answered_is_logged_with_the_models_name(
+    tmp_path: Path, api: FakeAnthropicServer
+) -> None:
+    config = parse_config({"provider": {"mode": "anthropic", "max_retries": 0}})
+    sats = ["Sessions live in Redis 7."]
+    ops = [{"op": "add_sun", "title": "Storage", "planets": [{"title": "Sessions", "sats": sats}]}]
+    api.push(json.dumps({"ops": ops}))
+    exchange = Exchange(user="Keep sessions in Redis 7.", assistant="Noted.", turn=1)
+    payload = {"exchange": exchange_to_dict(exchange), "project": "proj", "cwd": str(tmp_path)}
+    assert "via=anthropic" in run_map_update("chat-model-1", payload, config)
