@@ -57,6 +57,10 @@ def loads(text: str) -> Any:
         value, end = _scan(text, start)
     except StopIteration as stop:
         raise _decode_error("Expecting value", text, stop.value) from None
+    except SystemError:  # the scanner could not import json.decoder to say what is wrong
+        import json  # (an interpreter without site): the package says it, as a ValueError
+
+        return json.loads(text)
     if end != len(text) and text[end:].strip(_WHITESPACE):
         raise _decode_error("Extra data", text, len(text) - len(text[end:].lstrip(_WHITESPACE)))
     return value

@@ -55,3 +55,17 @@ def test_reading_and_writing_never_imports_the_json_package() -> None:
         [sys.executable, "-S", "-c", code], capture_output=True, cwd=ROOT, check=True
     )
     assert done.stdout.strip() == b"False"
+
+
+def test_a_truncated_document_is_a_json_error_in_an_interpreter_without_site() -> None:
+    code = (
+        "from cms import jsonio\n"
+        "try:\n"
+        "    jsonio.loads('{\"suns\": [1, 2')\n"
+        "except ValueError as exc:\n"
+        "    print(type(exc).__name__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, cwd=ROOT, check=True
+    )
+    assert done.stdout.strip() == b"JSONDecodeError", done.stderr

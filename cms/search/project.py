@@ -165,8 +165,9 @@ def chat_hits(
     session: str, query: str, k: int, hidden: Collection[str] = frozenset()
 ) -> list[MemoryHit]:
     """The given chat's own facts, read from its map (current even when the index is not), with
-    a relevance on the scale of the index's; fact ids in hidden (superseded since) are left out."""
-    from cms.errors import MapNotFoundError
+    a relevance on the scale of the index's; fact ids in hidden (superseded since) are left out.
+    A map that cannot be read counts as absent (logged): the index still has its facts."""
+    from cms.errors import MapError, MapNotFoundError
     from cms.map.store import load_map
     from cms.observations.facts import BM25_HALF, iso_stamp
     from cms.observations.ids import fact_key
@@ -176,6 +177,11 @@ def chat_hits(
     try:
         cmap = load_map(paths.map_path(session))
     except MapNotFoundError:
+        return []
+    except MapError as exc:  # unreadable: the chat's facts come from the index alone
+        from cms.log import log_event
+
+        log_event("warning", "map_unreadable", str(exc), session=session)
         return []
     terms = query_terms(query)
     if not terms:

@@ -9,11 +9,18 @@ Each exchange is applied once: its key (agent and last transcript record) is kep
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from cms.config import Config
-from cms.errors import BudgetExhaustedError, MapError, MapNotFoundError, OpsError
+from cms.errors import (
+    BudgetExhaustedError,
+    CorruptMapError,
+    MapError,
+    MapNotFoundError,
+    OpsError,
+)
 from cms.jsonio import dump_json, parse_json
 from cms.log import log_event
 from cms.map.model import CorrelationMap, new_map
@@ -89,9 +96,19 @@ def _already_applied(path: StrPath, key: str | None) -> bool:
 
 
 def _current_map(path: StrPath, session_id: str, project: str) -> CorrelationMap:
+    """The chat's map; a new one when it has none, or when its file is corrupt (that file is
+    renamed aside for inspection, logged, never overwritten: the chat's memory goes on)."""
     try:
         return load_map(path)
     except MapNotFoundError:
+        return new_map(session_id, project)
+    except CorruptMapError as exc:
+        aside = f"{path}.corrupt-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
+        try:
+            os.replace(path, aside)
+        except OSError as moved:
+            raise MapError(f"{exc}; and it cannot be set aside: {moved.strerror}") from exc
+        log_event("warning", "map_set_aside", f"{exc}; kept as {aside}", session=session_id)
         return new_map(session_id, project)
 
 

@@ -61,3 +61,18 @@ def test_search_prints_no_harness_tag_a_stored_fact_carries(
     assert run_search_argv(["--map", str(tmp_path / "map.json"), "deploy"]) == 0
     out = capsys.readouterr().out
     assert "make deploy" in out and "<system-reminder>" not in out
+
+
+def test_a_chats_unreadable_map_does_not_stop_the_project_search(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cms import paths
+    from cms.search.project import chat_hits
+
+    broken = Path(paths.map_path("chat-broken"))
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"version": 1, "suns": [', encoding="utf-8")
+    assert chat_hits("chat-broken", "redis port", 5) == []
+    monkeypatch.chdir(tmp_path)
+    assert run_search_argv(["--session", "chat-broken", "redis port"]) == 0
+    assert "no stored fact or observation" in capsys.readouterr().out

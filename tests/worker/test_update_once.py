@@ -103,3 +103,15 @@ def test_three_stops_for_the_same_exchange_leave_the_map_as_the_first_made_it(
     assert maps[0] == maps[1] == maps[2]
     found = masses(paths.map_path(SESSION))
     assert found and found == [1] * len(found)
+
+
+def test_a_corrupt_map_is_set_aside_and_the_chat_goes_on_with_a_new_one(tmp_path: Path) -> None:
+    path = tmp_path / "chat" / "map.json"
+    update(path, exchange("uuid-1"))
+    broken = path.read_bytes()[:40]
+    path.write_bytes(broken)
+    assert update(path, exchange("uuid-2", turn=2)) > 0
+    assert load_map(path).suns
+    (aside,) = [p for p in path.parent.iterdir() if p.name.startswith("map.json.corrupt-")]
+    assert aside.read_bytes() == broken
+    assert "map_set_aside" in Path(paths.log_path()).read_text(encoding="utf-8")
