@@ -86,12 +86,42 @@ def write_atomically(path: str, data: bytes, *, durable: bool = False) -> None:
         except OSError:
             pass
         raise
+    _remove_orphans(folder, name)
     if durable and os.name != "nt":
         dir_fd = os.open(folder, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def _remove_orphans(folder: str, name: str) -> None:
+    """Remove the temp files a killed writer of name left in folder (".name.<pid>.<n>.tmp" of
+    a process that no longer runs); a live writer's are left alone."""
+    prefix = f".{name}."
+    try:
+        found = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(".tmp")]
+    except OSError:
+        return
+    for orphan in found:
+        pid = orphan[len(prefix) :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+            continue
+        try:  # noqa: SIM105 - no contextlib on the hook path
+            os.unlink(os.path.join(folder, orphan))
+        except OSError:
+            pass
+
+
+def _running(pid: int) -> bool:
+    """Whether a process with this pid exists (one we may not signal counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def private_opener(path: str, flags: int) -> int:

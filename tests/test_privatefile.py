@@ -4,7 +4,10 @@ state file replaced by a symlink (the log, a lock, a map) is never written throu
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +27,7 @@ from cms.observations.store import ObservationStore
 from cms.providers.usage import record_usage
 from cms.worker import drain, queue
 from tests.hooks.helpers import (
+    ROOT,
     assert_clean_reply,
     hook_env,
     numbered_turn,
@@ -195,3 +199,23 @@ def test_the_worker_drains_into_private_files(fresh_home: Path, umask: int, tmp_
     drain.drain_chat(SESSION, idle=0.0)
     assert Path(paths.map_path(SESSION)).exists()
     assert_private(fresh_home)
+
+
+def test_the_temp_file_of_a_killed_writer_is_removed_by_the_next_writer(tmp_path: Path) -> None:
+    from cms.privatefile import write_atomically
+
+    target = tmp_path / "map.json"
+    killed = (
+        "import os, signal, sys\n"
+        "import cms.privatefile as files\n"
+        "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "files.write_atomically(sys.argv[1], b'half a map')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", killed, str(target)], cwd=ROOT, check=False)
+    assert done.returncode == -signal.SIGKILL
+    (orphan,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    live = tmp_path / ".map.json.1.0.tmp"  # pid 1 runs: a writer still at work
+    live.write_bytes(b"")
+    write_atomically(str(target), b"{}")
+    assert target.read_bytes() == b"{}"
+    assert not orphan.exists() and live.exists()
