@@ -6,6 +6,7 @@ covered."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -46,13 +47,32 @@ NEW_SHAPES = {
     "&se=2026-12-31&sig=Az7ureSasSignatureAbc%2Bdef1234%3D",
     "Pr0sePassw0rdW": "My password is Pr0sePassw0rdW for the staging box",
 }
+
+
+def canary(label: str, size: int) -> str:
+    """A generated hex run for a token shape (never a real-looking secret pasted in)."""
+    return hashlib.sha256(f"cms-canary-{label}".encode()).hexdigest()[:size]
+
+
+WRAPPED_TAIL = canary("wrapped-tail", 12)
+# the shapes issue 32 found kept, each needle a generated canary
+ROUND_TWO = {
+    f"dapi{canary('databricks', 32)}": f"set DATABRICKS_HOST then use dapi{canary('databricks', 32)}",
+    f"dop_v1_{canary('do', 64)}": f"doctl auth init --context ci # dop_v1_{canary('do', 64)}",
+    f"shpat_{canary('shopify', 32)}": f"the admin API wants shpat_{canary('shopify', 32)} as header",
+    "Or4cleThinPw": "url = jdbc:oracle:thin:scott/Or4cleThinPw@db.example.com:1521:ORCL",
+    "R3disEmptyUserPw": "REDIS_URL=redis://:R3disEmptyUserPw@cache.internal:6379/0",
+    "N3trcMachinePw": "machine api.example.com login deploy password N3trcMachinePw",
+    "Cr3dsEnvValue9": "DOCKER_CREDS=Cr3dsEnvValue9",
+    WRAPPED_TAIL: f"token: ghp_{canary('wrapped-head', 36)}\n{WRAPPED_TAIL}\n",
+}
 OLD_SHAPES = {
     "S3cr3tUrlPassw0rd": "DATABASE_URL=postgres://admin:S3cr3tUrlPassw0rd@db.example.com/prod",
     "envSecretValue42": "export DB_PASSWORD=envSecretValue42",
     "Bear3rTokenValue77xyz": "Authorization: Bearer Bear3rTokenValue77xyz",
     **{secret: f"the {kind} is {secret} here" for kind, secret in PROVIDER_SECRETS},
 }
-ALL = {**NEW_SHAPES, **OLD_SHAPES}
+ALL = {**NEW_SHAPES, **ROUND_TWO, **OLD_SHAPES}
 
 
 def assert_nothing_kept(text: str, where: str) -> None:
@@ -102,7 +122,7 @@ def secret_transcript(path: Path, session: str) -> Path:
                 "We decided to deploy with these: " + "; ".join(lines[:3]),
                 "Decision: deploys go to staging first. " + "; ".join(lines[3:]),
                 tool_command=old[0] + " && " + lines[0],
-                tool_output="\n".join(old[1:]),
+                tool_output="\n".join([*old[1:], *ROUND_TWO.values()]),
             ),
             turn_lines(
                 session,

@@ -69,6 +69,8 @@ def looks_random(token: str) -> bool:
 def _random_core(rules: RedactRules, core: str) -> bool:
     if len(core) < 20 or core.startswith(ID_PREFIXES) or rules.prefixed_id.match(core):
         return False
+    if rules.prefixed_hex.match(core):  # a token family's prefix on a hex body (dop_v1_...)
+        return True
     if rules.hexish.match(core):  # commit SHAs, UUIDs, content hashes
         return False
     parts = rules.separators.split(core)
@@ -159,6 +161,13 @@ def _redact_url(match: re.Match[str]) -> str:
     if password.startswith(("$", "<", "{", MARK)) or set(password) <= {"*", "x", "X"}:
         return match.group(0)
     return f"://{match.group(1)}:{_marker('password')}@"
+
+
+def _redact_slash_creds(match: re.Match[str]) -> str:
+    password = match.group(2)
+    if password.startswith(("$", "<", "{", MARK)) or set(password) <= {"*", "x", "X"}:
+        return match.group(0)
+    return f"{match.group(1)}/{_marker('password')}@"
 
 
 def _redact_flag(rules: RedactRules, match: re.Match[str]) -> str:
@@ -309,6 +318,10 @@ def _redact_once(rules: RedactRules, text: str) -> str:
         text = rules.bearer.sub(lambda m: m.group(1) + _marker("bearer_token"), text)
     if "://" in text:
         text = rules.url_creds.sub(_redact_url, text)
+    if "/" in text and "@" in text:
+        text = rules.slash_creds.sub(_redact_slash_creds, text)
+    if "password" in low and ("machine" in low or "default" in low):
+        text = rules.netrc_password.sub(lambda m: m.group(1) + _marker("password"), text)
     if "-u" in text or "--user" in text or "--proxy-user" in text:
         text = rules.cli_user.sub(lambda m: _redact_cli_user(rules, m), text)
     if any(hint in low for hint in COMMAND_HINTS):
@@ -317,6 +330,8 @@ def _redact_once(rules: RedactRules, text: str) -> str:
         text = rules.sas_signature.sub(_redact_sas, text)
     if any(hint in low for hint in ASSIGN_HINTS):
         text = _redact_assignments(rules, text, text.lower())
+    if MARK in text and "\n" in text:
+        text = rules.continued_token.sub(lambda m: m.group(1) + m.group(2) + m.group(1), text)
     if all(len(word) < CANDIDATE_MIN for word in text.split()):
         return text  # a run of token characters never spans white space: none is long enough
     return rules.candidate.sub(

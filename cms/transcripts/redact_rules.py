@@ -53,7 +53,7 @@ TOKEN_RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 CANDIDATE_MIN = 20  # the shortest run of token characters judged as a possible random secret
 COMMAND_HINTS = ("mysql", "mariadb", "sshpass", "login", "redis-cli")
-ASSIGN_HINTS = ("pass", "pwd", "secret", "token", "key", "credential", "auth")
+ASSIGN_HINTS = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
 
 # Words that make an assignment's name secret (DB_PASSWORD, apiKey, client_secret, ...).
 SECRET_WORDS = frozenset(
@@ -73,6 +73,8 @@ SECRET_WORDS = frozenset(
         "privatekey",
         "accesskey",
         "secretkey",
+        "cred",
+        "creds",
     ]
 )
 SECRET_PAIRS = frozenset(
@@ -189,7 +191,7 @@ ID_PREFIXES = (
 # Secret-like names (KEY=value, "key": "value", ...)
 KEYWORDS = (
     r"password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|"
-    r"private[_\-]?key|(?:signing|encryption|master|session)[_\-]?key|credential|auth|pass"
+    r"private[_\-]?key|(?:signing|encryption|master|session)[_\-]?key|cred|auth|pass"
 )
 
 
@@ -222,7 +224,28 @@ class RedactRules:
     bearer = LazyPattern(r"(?i)(\bbearer\s+)(?=[A-Za-z._~+/\-]*\d)([A-Za-z0-9._~+/\-]{12,}=*)")
 
     # scheme://user:password@host
-    url_creds = LazyPattern(r"://(?<=[A-Za-z0-9]://)([^:/\s@'\"]{1,128}):([^@\s/'\"]{1,256})@")
+    url_creds = LazyPattern(r"://(?<=[A-Za-z0-9]://)([^:/\s@'\"]{0,128}):([^@\s/'\"]{1,256})@")
+    # user/password@host of a connect string (jdbc:oracle:thin:, sqlplus): the host has a port
+    # or two dots, so a path, a file@name.ext or a package@version is not one
+    slash_creds = LazyPattern(
+        r"(?<![\w/@.\-])([A-Za-z][\w.\-]{0,63})/([^\s/@:'\"]{1,256})@"
+        r"(?=[A-Za-z][\w\-]*(?:(?:\.[A-Za-z][\w\-]*)*:\d|(?:\.[A-Za-z][\w\-]*){2}))"
+    )
+    # a credentials file entry (.netrc): machine HOST [login USER] [account A] password SECRET
+    netrc_password = LazyPattern(
+        r"(?i)(\b(?:machine[ \t]+\S+|default)[ \t]+(?:login[ \t]+\S+[ \t]+)?"
+        r"(?:account[ \t]+\S+[ \t]+)?password[ \t]+)(\S+)"
+    )
+    # the rest of a token wrapped onto the next line: a lone run of token characters right
+    # after a line that ends in a redaction marker
+    continued_token = LazyPattern(
+        r"(\[REDACTED:[a-z_]+\])([ \t]*\r?\n[ \t]*)[A-Za-z0-9+/_\-]{6,}={0,2}(?=[ \t]*(?:\r?\n|$))"
+    )
+    # a lowercase prefix (2-8 letters, an optional version) glued to a long hex run: a vendor's
+    # token family (dapi..., dop_v1_..., shpat_...); a bare hash has no such prefix
+    prefixed_hex = LazyPattern(
+        r"^[a-z]{2,8}(?:_v\d{1,2})?_?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{24,}$"
+    )
 
     # --password=x, --token x, --db-password x, --registry-token=x
     cli_flag = LazyPattern(

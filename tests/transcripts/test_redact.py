@@ -325,3 +325,49 @@ def test_redaction_is_idempotent(text: str) -> None:
 def test_planted_secret_never_survives_in_any_context(secret: str, before: str, after: str) -> None:
     out = redact_text(f"{before} {secret} {after}")
     assert secret not in out
+
+
+def _hex(label: str, size: int) -> str:
+    import hashlib
+
+    return hashlib.sha256(label.encode()).hexdigest()[:size]
+
+
+ROUND_TWO = [  # (the secret, a line that holds it): generated canaries
+    (f"dapi{_hex('a', 32)}", "use dapi{} for the workspace"),
+    (f"dop_v1_{_hex('b', 64)}", "DIGITALOCEAN_ACCESS={}"),
+    (f"shpat_{_hex('c', 32)}", '{{"X-Shopify-Access": "{}"}}'),
+    ("Or4clePw", "jdbc:oracle:thin:app/{}@db.example.com:1521/ORCL"),
+    ("R3disPw99", "redis://:{}@cache.internal:6379/0"),
+    ("N3trcPw77", "machine api.example.com login ci password {}"),
+    ("Cr3dsValue", "REGISTRY_CREDS={}"),
+]
+
+
+@pytest.mark.parametrize("placement", ["{}", "  - {}", "export {}", "> {} (from the logs)"])
+@pytest.mark.parametrize(("secret", "line"), ROUND_TWO)
+def test_the_shapes_kept_before_are_masked_in_any_placement(
+    secret: str, line: str, placement: str
+) -> None:
+    text = placement.format(line.format(secret))
+    assert secret not in redact_text(text)
+
+
+def test_the_rest_of_a_token_wrapped_onto_the_next_line_is_masked() -> None:
+    head, tail = f"ghp_{_hex('d', 36)}", _hex("e", 14)
+    redacted = redact_text(f"token:\n  {head}\n  {tail}\nnext line stays")
+    assert head not in redacted and tail not in redacted and "next line stays" in redacted
+
+
+@pytest.mark.parametrize(
+    "harmless",
+    [
+        "commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+        "request 123e4567-e89b-12d3-a456-426614174000 failed",
+        "npm install @scope/pkg@1.2.3 react/foo@2.0.1",
+        "see src/app@home.ts and docs/v1@latest",
+        "the credentials live in the vault; see creds.md",
+    ],
+)
+def test_ids_hashes_and_package_versions_keep_their_meaning(harmless: str) -> None:
+    assert redact_text(harmless) == harmless
