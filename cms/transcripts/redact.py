@@ -69,10 +69,10 @@ def looks_random(token: str) -> bool:
 def _random_core(rules: RedactRules, core: str) -> bool:
     if len(core) < 20 or core.startswith(ID_PREFIXES) or rules.prefixed_id.match(core):
         return False
-    if rules.prefixed_hex.match(core):  # a token family's prefix on a hex body (dop_v1_...)
-        return True
     if rules.hexish.match(core):  # commit SHAs, UUIDs, content hashes
         return False
+    if rules.prefixed_hex.match(core):  # a token family's prefix on a hex body (dop_v1_...)
+        return True
     parts = rules.separators.split(core)
     if len(parts) >= 3 and all(
         len(p) <= 5 or rules.hexish.match(p) or _wordiness(rules, p) > 0.6 for p in parts

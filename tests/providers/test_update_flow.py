@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from cms.errors import CmsError, OpsError, ProviderError
+from cms.errors import ProviderError
 from cms.map.model import new_map
 from cms.map.ops import apply_ops
 from cms.map.store import load_map, save_map
@@ -132,13 +132,15 @@ def test_model_failures_leave_the_map_as_it_was(
     assert len(log_lines("provider_error")) == 1
 
 
-def test_a_damaged_map_is_reported_and_never_sent_or_overwritten(
+def test_a_damaged_map_is_set_aside_never_sent_and_the_chat_goes_on(
     tmp_path: Path, api_env: FakeAnthropicServer
 ) -> None:
     path = tmp_path / "map.json"
-    path.write_bytes(b'{"version": 1, "suns": [')
-    with pytest.raises(CmsError) as info:
-        _run(path)
-    assert not isinstance(info.value, OpsError)
-    assert path.read_bytes() == b'{"version": 1, "suns": ['
-    assert api_env.message_requests == []
+    path.write_bytes(b'{"version": 1, "suns": [Damaged')
+    api_env.push(_ops({"op": "add_sun", "title": "Storage", "planets": [{"title": "Db"}]}))
+    assert _run(path).accepted
+    (aside,) = tmp_path.glob("map.json.corrupt-*")
+    assert aside.read_bytes() == b'{"version": 1, "suns": [Damaged'
+    assert [s.title for s in load_map(path).suns] == ["Storage"]
+    assert api_env.message_requests
+    assert all("Damaged" not in r.all_text for r in api_env.message_requests)

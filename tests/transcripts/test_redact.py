@@ -363,6 +363,7 @@ def test_the_rest_of_a_token_wrapped_onto_the_next_line_is_masked() -> None:
     "harmless",
     [
         "commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+        "commit deadbeef8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 and marker fe0a1b2c3d4e5f60718293a4b5c6d7e8",
         "request 123e4567-e89b-12d3-a456-426614174000 failed",
         "npm install @scope/pkg@1.2.3 react/foo@2.0.1",
         "see src/app@home.ts and docs/v1@latest",

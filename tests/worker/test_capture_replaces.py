@@ -5,10 +5,7 @@ fake Messages API, a real store and git repository)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from cms.config import parse_config
 from cms.observations.access import open_project_memory
@@ -20,15 +17,6 @@ from tests.hooks.helpers import turn_lines, write_transcript
 from tests.observations.gitrepo import make_repo
 
 SESSION = "chat-replace-0002"
-
-
-@pytest.fixture
-def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
-    with FakeAnthropicServer() as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("CMS_PROVIDER", "anthropic")
-        yield server
 
 
 def project_with_rules(tmp_path: Path) -> tuple[Path, list[int]]:

@@ -4,26 +4,14 @@ there is none or the daily budget is spent (then the narration rule of offline c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-
-import pytest
 
 from cms.config import parse_config
 from cms.providers.usage import record_usage
 from cms.transcripts.exchange import Exchange
 from cms.worker.jobs import exchange_to_dict, run_map_update
 from tests.fakes.anthropic_server import FakeAnthropicServer
-
-
-@pytest.fixture
-def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
-    with FakeAnthropicServer() as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("CMS_PROVIDER", "anthropic")
-        yield server
 
 
 def test_a_job_run_by_the_local_extractor_because_the_budget_is_spent_is_logged_as_local(
