@@ -33,6 +33,7 @@ from tests.hooks.helpers import (
     turn_lines,
     write_transcript,
 )
+from tests.secret_shapes import PLACEMENTS, SHAPES, fill
 from tests.transcripts.test_redact import SECRETS as PROVIDER_SECRETS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,7 +73,12 @@ OLD_SHAPES = {
     "Bear3rTokenValue77xyz": "Authorization: Bearer Bear3rTokenValue77xyz",
     **{secret: f"the {kind} is {secret} here" for kind, secret in PROVIDER_SECRETS},
 }
-ALL = {**NEW_SHAPES, **ROUND_TWO, **OLD_SHAPES}
+# the 75 shapes of the secret matrix, each in one of its 10 placements in turn
+MATRIX = {
+    needle: fill(PLACEMENTS[i % len(PLACEMENTS)], line)
+    for i, (_name, needle, line) in enumerate(SHAPES)
+}
+ALL = {**NEW_SHAPES, **ROUND_TWO, **OLD_SHAPES, **MATRIX}
 
 
 def assert_nothing_kept(text: str, where: str) -> None:
@@ -113,6 +119,7 @@ def cms(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
 def secret_transcript(path: Path, session: str) -> Path:
     lines = list(NEW_SHAPES.values())
     old = list(OLD_SHAPES.values())
+    matrix = list(MATRIX.values())
     return write_transcript(
         path,
         [
@@ -130,6 +137,14 @@ def secret_transcript(path: Path, session: str) -> Path:
                 "We decided to rotate the deploy keys monthly. Remember: " + "; ".join(old[:6]),
                 "Decision: deploys go to staging first and the keys rotate monthly. "
                 "I updated scripts/deploy.sh accordingly. Noted: " + "; ".join(old[6:]),
+            ),
+            turn_lines(
+                session,
+                3,
+                "These fail in CI, why?\n" + "\n".join(matrix[::2]),
+                "The deploy failed on these lines:\n" + "\n".join(matrix[1::2]),
+                tool_command="\n".join(matrix[:10]),
+                tool_output="\n".join(matrix),
             ),
         ],
     )
@@ -167,10 +182,12 @@ def test_hooks_worker_capture_and_replay_keep_no_secret(tmp_path: Path, project:
 
 
 def test_remember_ops_apply_and_import_keep_no_secret(tmp_path: Path, project: Path) -> None:
-    for i, text in enumerate(ALL.values()):
-        cms("remember", "--kind", "command", "--title", f"Step {i}: {text}"[:190], cwd=project)
-        if i % 3 == 0:
-            cms("remember", "--title", f"Note {i}", "--body", text, "--files", text, cwd=project)
+    texts = list(ALL.values())
+    for i in range(0, len(texts), 12):
+        group = texts[i : i + 12]
+        cms("remember", "--kind", "command", "--title", f"Step {i}: {group[0]}"[:190], cwd=project)
+        body = "\n".join(group)
+        cms("remember", "--title", f"Note {i}", "--body", body, "--files", group[1], cwd=project)
     facts = [f"{i}: {text}"[:200] for i, text in enumerate(ALL.values())]
     ops = {
         "ops": [
@@ -226,12 +243,6 @@ def test_mcp_remember_update_and_supersede_keep_no_secret(project: Path) -> None
             )
             assert not first.is_error
             old_id = first.structured_content["id"]
-            for i, text in enumerate(texts[1:]):
-                done = await client.call_tool(
-                    "remember",
-                    {"kind": "command", "title": f"Run {i}", "body": text, "files": [text[:80]]},
-                )
-                assert not done.is_error
             done = await client.call_tool("update", {"id": old_id, "body": " ".join(texts[:8])})
             assert not done.is_error
             done = await client.call_tool(
@@ -240,10 +251,21 @@ def test_mcp_remember_update_and_supersede_keep_no_secret(project: Path) -> None
                     "old_id": old_id,
                     "kind": "decision",
                     "title": texts[1][:190],
-                    "body": " ".join(texts[8:]),
+                    "body": " ".join(texts[8:])[:4000],
                 },
             )
             assert not done.is_error
+            for i, text in enumerate(texts[1:]):
+                done = await client.call_tool(
+                    "remember",
+                    {
+                        "kind": "command",
+                        "title": f"Run {i}",
+                        "body": f"{i}: {text}",
+                        "files": [text[:80]],
+                    },
+                )
+                assert not done.is_error, (i, done.content)
             for result in (first, done):
                 assert_nothing_kept(json.dumps(result.structured_content), "an MCP answer")
 

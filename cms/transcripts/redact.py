@@ -71,8 +71,9 @@ def _random_core(rules: RedactRules, core: str) -> bool:
         return False
     if rules.hexish.match(core):  # commit SHAs, UUIDs, content hashes
         return False
-    if rules.prefixed_hex.match(core):  # a token family's prefix on a hex body (dop_v1_...)
-        return True
+    prefixed = rules.prefixed_hex.match(core)
+    if prefixed:  # a token family's prefix on a hex body (dop_v1_...), unless it names content
+        return not rules.content_label.match(prefixed.group("prefix"))
     parts = rules.separators.split(core)
     if len(parts) >= 3 and all(
         len(p) <= 5 or rules.hexish.match(p) or _wordiness(rules, p) > 0.6 for p in parts
@@ -304,6 +305,17 @@ def redact_text(text: str) -> str:
 
 
 def _redact_once(rules: RedactRules, text: str) -> str:
+    """One pass of every rule over the text, then over each piece between the escaped line
+    breaks and tabs of a JSON or log string (`\\n`, `\\t`), which end a word as white space does."""
+    text = _redact_pass(rules, text)
+    if "\\" in text:
+        pieces = rules.escaped_space.split(text)
+        if len(pieces) > 1:
+            text = "".join(p if i % 2 else _redact_pass(rules, p) for i, p in enumerate(pieces))
+    return text
+
+
+def _redact_pass(rules: RedactRules, text: str) -> str:
     low = text.lower()
     if "private>" in low:
         text = rules.private_close.sub("", rules.private.sub("", text))
@@ -330,13 +342,32 @@ def _redact_once(rules: RedactRules, text: str) -> str:
         text = rules.sas_signature.sub(_redact_sas, text)
     if any(hint in low for hint in ASSIGN_HINTS):
         text = _redact_assignments(rules, text, text.lower())
-    if MARK in text and "\n" in text:
-        text = rules.continued_token.sub(lambda m: m.group(1) + m.group(2) + m.group(1), text)
+    if MARK in text and ("\n" in text or "\\n" in text):
+        text = rules.continued_token.sub(_redact_continued, text)
     if all(len(word) < CANDIDATE_MIN for word in text.split()):
         return text  # a run of token characters never spans white space: none is long enough
-    return rules.candidate.sub(
-        lambda m: _marker("high_entropy") if looks_random(m.group(0)) else m.group(0), text
-    )
+    return rules.candidate.sub(lambda m: _redact_candidate(rules, m), text)
+
+
+def _redact_continued(match: re.Match[str]) -> str:
+    """The next line's run after a masked token: its rest when it stands alone on its line or
+    reads as generated (a digit among letters), else a word that stays."""
+    marker, gap, run = match.groups()
+    rest = match.string[match.end() :].lstrip(" \t")
+    alone = not rest or rest.startswith(("\n", "\r", "\\n", "\\r"))
+    generated = any(ch.isdigit() for ch in run) and any(ch.isalpha() for ch in run)
+    return marker + gap + (marker if alone or generated else run)
+
+
+def _redact_candidate(rules: RedactRules, match: re.Match[str]) -> str:
+    """A long run of token characters: masked when it reads as random, unless it or the word
+    before it names it content (a digest, an id, a data URL's payload, a public key)."""
+    run = match.group(0)
+    if rules.named_digest.match(run):
+        return run
+    if rules.content_label.search(match.string[max(0, match.start() - 24) : match.start()]):
+        return run
+    return _marker("high_entropy") if looks_random(run) else run
 
 
 def redact_obj(obj: object) -> object:

@@ -188,6 +188,14 @@ ID_PREFIXES = (
 )
 
 
+# Words that name a run as content, not a secret: a digest, an object id, a public key's type.
+CONTENT_LABELS = (
+    r"sha(?:1|224|256|384|512)?|md5|blake2[bs]?|blake3|h1|integrity|checksum|digest|hash|"
+    r"narhash|outputhash|etag|fingerprint|uuid|ulid|nanoid|id|oid|objectid|blob|tree|commit|"
+    r"ssh-rsa|ssh-ed25519|ecdsa-sha2-nistp(?:256|384|521)"
+)
+
+
 # Secret-like names (KEY=value, "key": "value", ...)
 KEYWORDS = (
     r"password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|"
@@ -236,16 +244,32 @@ class RedactRules:
         r"(?i)(\b(?:machine[ \t]+\S+|default)[ \t]+(?:login[ \t]+\S+[ \t]+)?"
         r"(?:account[ \t]+\S+[ \t]+)?password[ \t]+)(\S+)"
     )
-    # the rest of a token wrapped onto the next line: a lone run of token characters right
-    # after a line that ends in a redaction marker
+    # the rest of a token wrapped onto the next line: a run of token characters that starts
+    # the line right after one ending in a redaction marker (a JSON string's \n counts too);
+    # redact.py keeps a run that reads as a word
     continued_token = LazyPattern(
-        r"(\[REDACTED:[a-z_]+\])([ \t]*\r?\n[ \t]*)[A-Za-z0-9+/_\-]{6,}={0,2}(?=[ \t]*(?:\r?\n|$))"
+        r"(\[REDACTED:[a-z_]+\])([ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]*)([A-Za-z0-9+/_\-]{6,}={0,2})"
+        r"(?=[ \t]*(?:\r?\n|\\[rnt]|$)|[ \t\"',)])"
     )
-    # a lowercase prefix (2-8 letters, an optional version) glued to a long hex run: a vendor's
-    # token family (dapi..., dop_v1_..., shpat_...); a bare hash has no such prefix
+    # an escaped line break or tab in a JSON or log string (kept by split)
+    escaped_space = LazyPattern(r"(\\[ntr])")
+    # a short prefix (2-8 letters, an optional version) glued to a long hex body, maybe in
+    # dash-separated groups: a vendor's token family (dapi..., dop_v1_..., key-..., PMAK-...);
+    # redact.py keeps it when the prefix names content (blob_..., sha1-...)
     prefixed_hex = LazyPattern(
-        r"^[a-z]{2,8}(?:_v\d{1,2})?_?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{24,}$"
+        r"^(?P<prefix>[A-Za-z]{2,8})(?:_v\d{1,2})?[_\-]?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])"
+        r"[0-9a-f]{24,}(?:-[0-9a-f]{8,})*$"
     )
+    # the word before a run that says what the run is: a digest or an identifier (integrity
+    # sha512-..., h1:..., hash = "...", id V1St..., user_id=..., ;base64, of a data URL, a
+    # public key's type): such a run is content, not a secret
+    content_label = LazyPattern(
+        r"(?:(?<![A-Za-z0-9])(?:" + CONTENT_LABELS + r")|[a-z0-9]_id|(?-i:[a-z]Id)|;base64,)"
+        r"[\"'`]?[ \t]*(?:[:=]|=>)?[ \t]*[\"'`]?$",
+        IGNORECASE,
+    )
+    # a run that opens with a digest's name: sha512-..., sha256:..., md5-...
+    named_digest = LazyPattern(r"^(?:sha(?:1|224|256|384|512)|md5|blake2[bs]|blake3)[\-:]", IGNORECASE)
 
     # --password=x, --token x, --db-password x, --registry-token=x
     cli_flag = LazyPattern(
