@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +16,7 @@ from cms import paths
 from tests.mcp_server.helpers import (
     make_git_project,
     seed_map,
+    server_env,
     stdio_session,
     storage_ops,
     text_of,
@@ -136,3 +141,55 @@ def test_a_client_using_the_initialize_handshake_is_served(tmp_path: Path) -> No
     names, result = anyio.run(run)
     assert "search_map" in names and "remember" in names
     assert "F3 [Storage > Database] Use Postgres 16 with pgvector" in text_of(result)
+
+
+def test_request_ids_beyond_64_bits_and_garbage_lines_write_nothing_to_stderr(
+    tmp_path: Path,
+) -> None:
+    project = make_git_project(tmp_path / "proj")
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    big = [2**63, 2**64, -(2**70)]
+    lines = [
+        json.dumps(hello),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "not json at all",
+        '{"jsonrpc":"2.0","id":1e400,"method":"ping"}',
+        *(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/list"}) for i in big),
+        json.dumps({"jsonrpc": "2.0", "id": 2**63 + 1, "method": "tools/call", "params": {}}),
+        json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping"}),
+    ]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cms", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=project,
+        env=server_env(),
+    )
+    watchdog = threading.Timer(60, server.kill)
+    watchdog.start()
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write("\n".join(lines) + "\n")
+    server.stdin.flush()
+    answers: dict[int, Any] = {}
+    while 7 not in answers and (line := server.stdout.readline()):
+        reply = json.loads(line)
+        answers[reply["id"]] = reply
+    _, stderr = server.communicate()  # closes stdin: the server ends
+    watchdog.cancel()
+    assert server.returncode == 0
+    assert {1, 7, 2**63 + 1, *big} <= set(answers)
+    assert "error" in answers[2**63 + 1]
+    assert len(answers[2**63]["result"]["tools"]) == 8
+    assert len(stderr.splitlines()) <= 2, stderr  # one line per failure at most
+    assert "Traceback" not in stderr and "╭" not in stderr, stderr
