@@ -1,8 +1,9 @@
 """The six diff operations: validation of meaning, application, the per-turn cap and archiving.
 
 Each op is judged alone against the map as it stands after the ops before it: shape by JSON
-Schema (cms.map.schema), then meaning in code (one mass change per planet, one change per fact
-and each fact text once per answer). Every text is redacted first, whoever wrote the op.
+Schema (cms.map.schema), then meaning in code (one mass change per planet, one change per fact,
+each fact text once in the whole map, and no degenerate text: a fact with almost no letters, a
+word or a phrase repeated over and over). Every text is redacted first, whoever wrote the op.
 Rejected ops carry a reason; accepted ones are applied in order. No file I/O and no logging
 here: callers save and log the report.
 """
@@ -85,13 +86,29 @@ def normalise_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().casefold()
 
 
+MIN_FACT_CHARS = 3  # letters and digits a fact needs to say anything
+REPEATS = 4  # copies in a row of one unit (a word, a phrase) that make a text degenerate
+_REPEATED_UNIT = re.compile(r"(\w.{0,39}?)(?:\W*\1){%d,}" % (REPEATS - 1), re.IGNORECASE)
+
+
 def _clean(text: str, limit: int, what: str) -> str:
     cleaned = re.sub(r"\s+", " ", text).strip()
     if not cleaned:
         raise _Rejected(f"{what} is empty")
     if len(cleaned) > limit:
         raise _Rejected(f"{what} is {len(cleaned)} characters, the limit is {limit}")
+    repeated = _REPEATED_UNIT.search(cleaned)
+    if repeated and any(ch.isalpha() for ch in repeated.group(1)):
+        unit = repeated.group(1).strip()
+        raise _Rejected(f"degenerate {what}: {unit[:30]!r} repeated {REPEATS} or more times")
     return cleaned
+
+
+def _clean_fact(text: str) -> str:
+    fact = _clean(text, MAX_FACT, "fact text")
+    if sum(ch.isalnum() for ch in fact) < MIN_FACT_CHARS:
+        raise _Rejected(f"degenerate fact text: {fact!r} is too short to say anything")
+    return fact
 
 
 class _Engine:
@@ -106,6 +123,12 @@ class _Engine:
         self.index = 0  # the op being judged (1-based)
         self.done: dict[tuple[str, str], int] = {}  # (kind of change, id or fact key) -> op
         self.pending: list[tuple[str, str]] = []  # what the op being judged would add to done
+        self.stored: dict[str, str] = {  # every fact of the map by its duplicate key -> its id
+            normalise_text(sat.text): sat.id
+            for sun in cmap.suns
+            for planet in sun.planets
+            for sat in planet.satellites
+        }
 
     def claim(self, kind: str, key: str, what: str) -> None:
         """Refuse a second change of this kind to the same thing in one answer."""
@@ -146,11 +169,18 @@ class _Engine:
             raise _Rejected(f"{state} fact {sat_id}")
         return found
 
-    def check_new_fact(self, planet: Planet | None, texts: list[str], text: str) -> str:
-        fact = _clean(text, MAX_FACT, "fact text")
+    def check_stored(self, fact: str, keep: str = "") -> str:
+        """The fact's duplicate key; refused when the map holds it already (but in `keep`)."""
         key = normalise_text(fact)
-        existing = [normalise_text(s.text) for s in planet.satellites] if planet else []
-        if key in existing or key in texts:
+        holder = self.stored.get(key)
+        if holder is not None and holder != keep:
+            raise _Rejected(f"duplicate fact: {fact[:60]!r} is already stored as {holder}")
+        return key
+
+    def check_new_fact(self, texts: list[str], text: str) -> str:
+        fact = _clean_fact(text)
+        key = self.check_stored(fact)
+        if key in texts:
             raise _Rejected(f"duplicate fact: {fact[:60]!r} is already stored there")
         texts.append(key)
         self.claim("fact", key, f"duplicate fact: {fact[:60]!r} was added")
@@ -166,7 +196,7 @@ class _Engine:
                 raise _Rejected(f"duplicate planet title {title!r}: use its id instead")
             titles.append(normalise_text(title))
             seen: list[str] = []
-            facts = [self.check_new_fact(None, seen, t) for t in spec.get("sats", [])]
+            facts = [self.check_new_fact(seen, t) for t in spec.get("sats", [])]
             cleaned.append((title, facts))
         return cleaned
 
@@ -184,13 +214,15 @@ class _Engine:
         return planet
 
     def make_sat(self, text: str) -> Satellite:
-        return Satellite(
+        sat = Satellite(
             id=self.cmap.allocate_id("F"),
             text=text,
             created_at=self.now,
             updated_at=self.now,
             turn=self.turn,
         )
+        self.stored[normalise_text(text)] = sat.id
+        return sat
 
     # -- the six ops ------------------------------------------------------------------------
     def add_sun(self, op: dict[str, Any]) -> list[str]:
@@ -213,7 +245,7 @@ class _Engine:
 
     def add_sat(self, op: dict[str, Any]) -> list[str]:
         planet = self.planet(op["planet"])
-        fact = self.check_new_fact(planet, [], op["text"])
+        fact = self.check_new_fact([], op["text"])
         sat = self.make_sat(fact)
         planet.satellites.append(sat)
         planet.updated_at = self.now
@@ -221,14 +253,14 @@ class _Engine:
 
     def replace_sat(self, op: dict[str, Any]) -> list[str]:
         planet, sat = self.satellite(op["sat"])
-        fact = _clean(op["text"], MAX_FACT, "fact text")
+        fact = _clean_fact(op["text"])
         if normalise_text(fact) == normalise_text(sat.text):
             raise _Rejected(f"replace_sat {sat.id} does not change the text")
-        others = [normalise_text(s.text) for s in planet.satellites if s is not sat]
-        if normalise_text(fact) in others:
-            raise _Rejected(f"duplicate fact: {fact[:60]!r} is already stored there")
+        key = self.check_stored(fact)
         self.claim("sat", sat.id, f"fact {sat.id} was changed")
-        self.claim("fact", normalise_text(fact), f"duplicate fact: {fact[:60]!r} was added")
+        self.claim("fact", key, f"duplicate fact: {fact[:60]!r} was added")
+        self.stored.pop(normalise_text(sat.text), None)
+        self.stored[key] = sat.id
         sat.text = fact
         sat.updated_at = self.now
         sat.turn = self.turn
@@ -239,6 +271,7 @@ class _Engine:
         planet, sat = self.satellite(op["sat"])
         self.claim("sat", sat.id, f"fact {sat.id} was changed")
         planet.satellites.remove(sat)
+        self.stored.pop(normalise_text(sat.text), None)
         self.deleted.add(sat.id)
         planet.updated_at = self.now
         return []

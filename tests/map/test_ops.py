@@ -78,7 +78,11 @@ def test_valid_ops_apply_in_order_and_draw_fresh_ids() -> None:
         ("add_sat", "must be a JSON object"),
         ({"planet": "P2"}, "no 'op' name"),
         (
-            {"op": "add_sun", "title": "New", "planets": [{"title": "A", "sats": ["f", "F"]}]},
+            {
+                "op": "add_sun",
+                "title": "New",
+                "planets": [{"title": "A", "sats": ["fact", "FACT"]}],
+            },
             "duplicate fact",
         ),
     ],
@@ -153,7 +157,7 @@ def test_planets_past_max_move_to_archive_lowest_mass_then_oldest_first() -> Non
     for i, stamp in enumerate(["2026-01-03", "2026-01-01", "2026-01-02", "2026-01-04"]):
         apply_ops(
             cmap,
-            [{"op": "add_planet", "sun": "S1", "title": f"p{i}", "sats": [f"f{i}"]}],
+            [{"op": "add_planet", "sun": "S1", "title": f"p{i}", "sats": [f"fact {i}"]}],
             now=stamp,
         )
     apply_ops(cmap, [{"op": "inc_mass", "planet": "P2"}], now=NOW)  # p0 is heavier
@@ -220,7 +224,58 @@ def test_a_fact_added_by_one_op_is_not_added_again_elsewhere_by_a_later_one() ->
         now=NOW,
     )
     assert [o.index for o in report.accepted] == [1, 3]
-    assert "already by op 1" in report.rejected[0].reason
+    assert "already stored as F" in report.rejected[0].reason
+
+
+def test_a_fact_already_stored_under_another_topic_by_an_earlier_answer_is_refused() -> None:
+    cmap = _seeded()
+    stored = next(s for sun in cmap.suns for p in sun.planets for s in p.satellites)
+    report = apply_ops(
+        cmap,
+        [
+            {
+                "op": "add_sun",
+                "title": "Elsewhere",
+                "planets": [{"title": "Again", "sats": [stored.text.upper()]}],
+            },
+            {"op": "add_sat", "planet": "P2", "text": "  " + stored.text + " "},
+        ],
+        now=NOW,
+    )
+    assert not report.accepted
+    assert all(f"already stored as {stored.id}" in o.reason for o in report.rejected)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("x", "too short to say anything"),
+        ("?!", "too short to say anything"),
+        (" ".join(["ops"] * 21), "'ops' repeated 4 or more times"),
+        ("the cache, the cache, the cache, the cache is warm", "repeated 4 or more times"),
+        ("retry-retry-retry-retry-retry", "repeated 4 or more times"),
+    ],
+)
+def test_degenerate_model_text_is_refused_with_its_reason(text: str, reason: str) -> None:
+    cmap = _seeded()
+    report = apply_ops(cmap, [{"op": "add_sat", "planet": "P2", "text": text}], now=NOW)
+    assert not report.accepted and reason in report.rejected[0].reason
+    titled = apply_ops(cmap, [{"op": "add_sun", "title": text}], now=NOW)
+    assert len(text) < 3 or not titled.accepted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Go 1.22",
+        "Port 5433",
+        "Color is #000000 and the grid is 8 x 8 x 8 x 8",
+        "Use a-b-c ordering",
+    ],
+)
+def test_short_facts_and_ordinary_repetition_are_kept(text: str) -> None:
+    report = apply_ops(_seeded(), [{"op": "add_sat", "planet": "P2", "text": text}], now=NOW)
+    assert report.accepted, report.reasons()
 
 
 def test_one_fact_is_changed_at_most_once_per_answer() -> None:

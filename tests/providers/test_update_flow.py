@@ -74,6 +74,32 @@ def test_an_answer_with_some_bad_ops_applies_the_good_ones(
     assert "unknown planet P99" in "\n".join(log_lines("op_rejected"))
 
 
+def test_degenerate_model_ops_are_refused_each_with_its_reason_in_the_log(
+    tmp_path: Path, api_env: FakeAnthropicServer
+) -> None:
+    path = tmp_path / "map.json"
+    _seed(path)
+    api_env.push(_ops({"op": "add_sat", "planet": "P2", "text": "Postgres 16 is the database"}))
+    _run(path)
+    api_env.push(
+        _ops(
+            {
+                "op": "add_sun",
+                "title": "Db",
+                "planets": [{"title": "Again", "sats": ["postgres 16 is the database"]}],
+            },
+            {"op": "add_sat", "planet": "P2", "text": "x"},
+            {"op": "add_sat", "planet": "P2", "text": " ".join(["ops"] * 21)},
+            {"op": "add_sat", "planet": "P2", "text": "Pool size is 20"},
+        )
+    )
+    report = _run(path)
+    assert [o.index for o in report.accepted] == [4]
+    logged = "\n".join(log_lines("op_rejected"))
+    assert "already stored as F3" in logged and "too short" in logged
+    assert "'ops' repeated" in logged
+
+
 @pytest.mark.parametrize(
     "first",
     [
