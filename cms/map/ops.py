@@ -88,7 +88,7 @@ def normalise_text(text: str) -> str:
 
 MIN_FACT_CHARS = 3  # letters and digits a fact needs to say anything
 REPEATS = 4  # copies in a row of one unit (a word, a phrase) that make a text degenerate
-_REPEATED_UNIT = re.compile(r"(\w.{0,39}?)(?:\W*\1){%d,}" % (REPEATS - 1), re.IGNORECASE)
+_REPEATED_UNIT = re.compile(r"(\w.{0,39}?)(?:\W*\1){" + str(REPEATS - 1) + ",}", re.IGNORECASE)
 
 
 def _clean(text: str, limit: int, what: str) -> str:

@@ -269,7 +269,9 @@ class RedactRules:
         IGNORECASE,
     )
     # a run that opens with a digest's name: sha512-..., sha256:..., md5-...
-    named_digest = LazyPattern(r"^(?:sha(?:1|224|256|384|512)|md5|blake2[bs]|blake3)[\-:]", IGNORECASE)
+    named_digest = LazyPattern(
+        r"^(?:sha(?:1|224|256|384|512)|md5|blake2[bs]|blake3)[\-:]", IGNORECASE
+    )
 
     # --password=x, --token x, --db-password x, --registry-token=x
     cli_flag = LazyPattern(

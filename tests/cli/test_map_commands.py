@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import resource
+import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -167,3 +170,44 @@ def test_search_runs_without_importing_typer_or_jsonschema(tmp_path: Path) -> No
     )
     assert result.stdout.startswith("F3 [Storage > Database choice]")
     assert result.stderr.strip() == "[]"
+
+
+def _file_size_limit(limit: int) -> Callable[[], None]:
+    def apply() -> None:  # in the child: a write past `limit` fails with EFBIG, as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def test_ops_apply_on_a_full_disk_says_one_line_and_keeps_the_map(tmp_path: Path) -> None:
+    map_file = tmp_path / "map.json"
+    cms("ops", "apply", "--map", str(map_file), str(SAMPLE))
+    big = {
+        "ops": [
+            {
+                "op": "add_sat",
+                "planet": "P2",
+                "text": f"fact {i}: " + " ".join(f"word{i}{j}" for j in range(20)),
+            }
+            for i in range(10)
+        ]
+    }
+    ops_file = tmp_path / "big.json"
+    ops_file.write_bytes(orjson.dumps(big))
+    before = map_file.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "cms", "ops", "apply", "--map", str(map_file), str(ops_file)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=60,
+        check=False,
+        preexec_fn=_file_size_limit(len(before) + 200),
+    )
+    assert done.returncode in (1, 3), done
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert map_file.read_bytes() == before
+    left = {p.name for p in tmp_path.iterdir() if p.name.startswith("map.json")}
+    assert left <= {"map.json", "map.json.lock"}  # no half-written temporary file
