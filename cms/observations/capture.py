@@ -122,6 +122,12 @@ def _relation(new: NewObservation, body: str, title: str) -> str | None:
     return found
 
 
+def _outranks(older: str, newer: str) -> bool:
+    """Whether an item of kind `older` stands above a newer one of kind `newer`: a standing
+    kind (a rule, a decision: what is in force) is replaced only by another standing one."""
+    return older in STANDING_KINDS and newer not in STANDING_KINDS
+
+
 _ROW = 'id, kind, title, body, branch, archived_at, source, "commit", shared_commit'
 
 
@@ -195,6 +201,8 @@ def store_candidate(
             found = CHANGED
         if found is None:
             continue
+        if found == CHANGED and not same_identity and _outranks(kind, new.kind):
+            continue  # a learning (the agent's narration) never replaces a rule or decision
         visible = branch is None or branch == place.branch or branch in place.default_branches
         if found == SAME and visible:
             conn.execute(

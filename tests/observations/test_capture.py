@@ -75,6 +75,25 @@ def test_same_kind_and_title_on_the_same_branch_supersedes(plain: Path) -> None:
     assert old is not None and old.superseded_by == second[0]
 
 
+def test_the_agents_narration_never_replaces_a_decision_but_a_later_decision_does(
+    plain: Path,
+) -> None:
+    def capture(kind: str, body: str, session: str) -> int:
+        with memory(plain) as mem:
+            new = NewObservation(kind, "Port > Pgbouncer", body, source=f"{session}/F3")
+            return capture_observations(mem.store, [new], session=session, agent="a", cwd=plain)[0]
+
+    decided = capture("decision", "We switched to port 6543 (pgbouncer) for the database.", "c1")
+    capture("learning", "I updated app/db.py to use port 6543 through pgbouncer.", "c1b")
+    with memory(plain) as mem:
+        kept = mem.store.get(decided)
+    assert kept is not None and kept.superseded_by is None
+    later = capture("decision", "We switched to port 6600 (pgbouncer) for the database.", "c2")
+    with memory(plain) as mem:
+        replaced = mem.store.get(decided)
+    assert replaced is not None and replaced.superseded_by == later
+
+
 def test_a_near_identical_body_is_skipped_and_keeps_the_higher_importance(plain: Path) -> None:
     body = "The refresh loop came from comparing token.exp with Date.now() in milliseconds."
     with memory(plain) as mem:
