@@ -47,7 +47,26 @@ def build_app() -> typer.Typer:
         ui_command,
     ):
         module.register(app)
+    _reflow_help(app)
     return app
+
+
+def _reflow(text: str) -> str:
+    """A docstring as help text: each paragraph one line, so the terminal wraps it evenly."""
+    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def _reflow_help(app: typer.Typer) -> None:
+    """Give every command (and group) whose help is its docstring that docstring reflowed:
+    typer keeps a docstring's line breaks, which wrap the help table's cells raggedly."""
+    for command in app.registered_commands:
+        doc = command.help or (command.callback.__doc__ if command.callback else None)
+        if doc:
+            command.help = _reflow(doc)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            _reflow_help(group.typer_instance)
 
 
 def run_cli(args: list[str]) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cms.chats import locate_map
+from cms.chats import latest_map, locate_map
 from cms.console import config_checked, load_command_config, print_json
 from cms.errors import MapNotFoundError, OpsError
 from cms.jsonio import parse_json
@@ -35,6 +35,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines."
 def show(session: SessionOpt = None, map_file: MapOpt = None, as_json: JsonOpt = False) -> None:
     """Print a chat: its current task, the map index shown to the agent, then every fact with
     its id."""
+    if session is None and map_file is None and latest_map() is None:
+        _first_contact(as_json)
+        return
     path = locate_map(session, None if map_file is None else str(map_file))
     task = _task_beside(path)
     try:
@@ -57,6 +60,18 @@ def show(session: SessionOpt = None, map_file: MapOpt = None, as_json: JsonOpt =
     print(render_full(cmap))
     if cmap.archive:
         print(f"\narchived subtopics: {', '.join(f'{p.id} {p.title}' for p in cmap.archive)}")
+
+
+def _first_contact(as_json: bool) -> None:
+    """What `cms show` says before any chat has a map: nothing is wrong, here is what fills it."""
+    if as_json:
+        print_json({"chats": 0})
+        return
+    print(
+        "No chat yet. cms fills this from your next chat: after each answer the chat's map of "
+        "topics and facts is updated, and `cms show` prints the latest one (or --session ID). "
+        "Not wired into an agent yet? Run `cms install` (`cms doctor` shows what is set up)."
+    )
 
 
 def _task_beside(map_path: str) -> CurrentTask | None:

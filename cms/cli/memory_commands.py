@@ -72,9 +72,9 @@ def _check_kind(kind: str) -> str:
 def _line(obs: Observation | RecalledObservation, now: float, branch: str | None) -> str:
     o = obs.observation if isinstance(obs, RecalledObservation) else obs
     flags = " [archived]" if o.archived_at is not None else ""
-    flags += f" [superseded by #{o.superseded_by}]" if o.superseded_by is not None else ""
-    flags += f" [summarised into #{o.summarised_into}]" if o.summarised_into is not None else ""
-    return f"#{o.id} {format_observation_line(obs, now, branch)}{flags}"
+    flags += f" [superseded by O{o.superseded_by}]" if o.superseded_by is not None else ""
+    flags += f" [summarised into O{o.summarised_into}]" if o.summarised_into is not None else ""
+    return f"O{o.id} {format_observation_line(obs, now, branch)}{flags}"
 
 
 def recall_command(
@@ -173,7 +173,7 @@ def remember(
         write_file_notes(memory.store)  # what the PreToolUse hook reads
     if not outcomes:
         raise StoreError("nothing to remember: the title is empty")
-    print_remembered(outcomes[0].status, f"#{outcomes[0].id}")
+    print_remembered(outcomes[0].status, f"O{outcomes[0].id}")
 
 
 def forget(

@@ -177,7 +177,7 @@ def _print_plan(stale: list[Observation], groups: list[SummaryGroup]) -> None:
         print(f"would summarise {group.describe()} ({group.kind}) into one new observation")
     for obs in stale:
         if obs.id not in grouped:
-            print(f"would archive #{obs.id} {obs.title!r}")
+            print(f"would archive O{obs.id} {obs.title!r}")
 
 
 def _print_local(reason: str, groups: list[SummaryGroup], dry_run: bool) -> None:

@@ -122,7 +122,7 @@ class ObservationTools:
                 return ToolResult(text, data)
             lines = [f"Observations of project {memory.project.id} for {query!r}, best first:"]
             lines += [
-                f"#{r.observation.id} {format_observation_line(r, now, scope.branch)}"
+                f"O{r.observation.id} {format_observation_line(r, now, scope.branch)}"
                 for r in found
             ]
             return ToolResult("\n".join(lines), data)
@@ -158,10 +158,10 @@ class ObservationTools:
             project = memory.project.id
             write_file_notes(memory.store)
         text = {
-            "new": f"Remembered #{outcome.id} in project {project}.",
-            "superseded": f"Remembered #{outcome.id} in project {project}; it replaces the older "
+            "new": f"Remembered O{outcome.id} in project {project}.",
+            "superseded": f"Remembered O{outcome.id} in project {project}; it replaces the older "
             "observation with the same kind and title.",
-            "duplicate": f"Already remembered as #{outcome.id} in project {project}; "
+            "duplicate": f"Already remembered as O{outcome.id} in project {project}; "
             "nothing new was stored.",
         }[outcome.status]
         data = {"project": project, "id": outcome.id, "status": outcome.status}
@@ -191,7 +191,7 @@ class ObservationTools:
             _check_text("title", title)
         memory = self._memory(cwd, create=False)
         if memory is None:
-            raise ToolRefusedError(f"no observation #{id}: this project has no stored observations")
+            raise ToolRefusedError(f"no observation O{id}: this project has no stored observations")
         with memory:
             obs = update_observation(
                 memory.store,
@@ -206,7 +206,7 @@ class ObservationTools:
             write_file_notes(memory.store)
         line = format_observation_line(obs, time.time(), None)
         return ToolResult(
-            f"Updated #{obs.id}: {line}",
+            f"Updated O{obs.id}: {line}",
             {"project": project, "id": obs.id, "observation": observation_record(obs)},
         )
 
@@ -228,7 +228,7 @@ class ObservationTools:
         memory = self.open_memory(folder, False)
         if memory is None:
             raise ToolRefusedError(
-                f"no observation #{old_id}: this project has no stored observations"
+                f"no observation O{old_id}: this project has no stored observations"
             )
         new = NewObservation(kind, title, body, tuple(files or ()), importance)
         with memory:
@@ -238,8 +238,8 @@ class ObservationTools:
             project = memory.project.id
             write_file_notes(memory.store)
         return ToolResult(
-            f"#{outcome.id} now replaces #{old_id} in project {project}; recall no longer "
-            f"returns #{old_id}.",
+            f"O{outcome.id} now replaces O{old_id} in project {project}; recall no longer "
+            f"returns O{old_id}.",
             {"project": project, "id": outcome.id, "superseded": old_id, "status": outcome.status},
         )
 
@@ -252,11 +252,11 @@ class ObservationTools:
         with memory:
             if memory.store.forget(ids=[id]) == 0:
                 raise ToolRefusedError(
-                    f"no observation #{id} in project {memory.project.id}; call recall to find ids"
+                    f"no observation O{id} in project {memory.project.id}; call recall to find ids"
                 )
             write_file_notes(memory.store)
             return ToolResult(
-                f"Forgot observation #{id}.", {"project": memory.project.id, "forgotten": id}
+                f"Forgot observation O{id}.", {"project": memory.project.id, "forgotten": id}
             )
 
     def stats(self, cwd: Cwd = None) -> ToolResult:

@@ -42,12 +42,12 @@ def _live(conn: sqlite3.Connection, observation_id: int) -> Observation:
         f"SELECT {COLUMNS} FROM observations WHERE id = ?", (observation_id,)
     ).fetchone()
     if row is None:
-        raise RevisionError(f"no observation #{observation_id} in this project")
+        raise RevisionError(f"no observation O{observation_id} in this project")
     obs = row_to_observation(row)
     if obs.superseded_by is not None:
         raise RevisionError(
-            f"observation #{observation_id} was already superseded by #{obs.superseded_by}; "
-            f"revise #{obs.superseded_by} instead"
+            f"observation O{observation_id} was already superseded by O{obs.superseded_by}; "
+            f"revise O{obs.superseded_by} instead"
         )
     return obs
 
@@ -124,7 +124,7 @@ def supersede_observation(
         old = _live(conn, old_id)
         if old.branch is not None and place.branch is not None and old.branch != place.branch:
             raise RevisionError(
-                f"observation #{old_id} belongs to branch {old.branch!r} and this is "
+                f"observation O{old_id} belongs to branch {old.branch!r} and this is "
                 f"{place.branch!r}; a branch only supersedes its own observations"
             )
         outcome = store_candidate(
@@ -132,7 +132,7 @@ def supersede_observation(
         )
         if outcome.id == old_id:
             raise RevisionError(
-                f"the new observation says the same as #{old_id}; change fields with an update"
+                f"the new observation says the same as O{old_id}; change fields with an update"
             )
         conn.execute("UPDATE observations SET superseded_by = ? WHERE id = ?", (outcome.id, old_id))
         pass_on_overrides(conn, outcome.id, [old_id])

@@ -49,12 +49,12 @@ class SummaryGroup(Record, frozen=True):
         return [o.id for o in self.members]
 
     def names(self) -> str:
-        """`#12, #15, #19`"""
-        return ", ".join(f"#{o.id}" for o in self.members)
+        """`O12, O15, O19`"""
+        return ", ".join(f"O{o.id}" for o in self.members)
 
     def describe(self) -> str:
-        """`#12 'Title', #15 'Other title'`"""
-        return ", ".join(f"#{o.id} {o.title!r}" for o in self.members)
+        """`O12 'Title', O15 'Other title'`"""
+        return ", ".join(f"O{o.id} {o.title!r}" for o in self.members)
 
 
 def _title_words(obs: Observation) -> frozenset[str]:

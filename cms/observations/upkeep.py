@@ -34,7 +34,7 @@ class Fold(Record):
 
     def describe(self) -> str:
         how = "restates" if self.same else "changes"
-        return f"#{self.older.id} {self.older.title!r} -> #{self.newer.id} {self.newer.title!r} ({how} it)"
+        return f"O{self.older.id} {self.older.title!r} -> O{self.newer.id} {self.newer.title!r} ({how} it)"
 
 
 def stale_observations(

@@ -107,7 +107,7 @@ def summarise_groups(
             report(f"left {group.names()} as they were: changed since the plan")
             outcomes.append(GroupOutcome(group, LEFT))
             continue
-        report(f"summarised {group.describe()} into #{summary_id} {summary.title!r}")
+        report(f"summarised {group.describe()} into O{summary_id} {summary.title!r}")
         outcomes.append(GroupOutcome(group, SUMMARISED, summary_id))
     if unasked:
         members = sum(len(g.members) for g in unasked)

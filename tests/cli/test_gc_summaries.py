@@ -66,8 +66,8 @@ def test_gc_summarises_a_stale_subject_into_one_linked_observation(
     api.push(FakeReply(json.dumps(SUMMARY), input_tokens=200, output_tokens=40))
     out = ok("gc", "--cwd", str(project), env=model_env(api))
     assert out.splitlines() == [
-        "summarised #1 'Release tagging', #2 'Changelog tool', #3 'Artifact signing' into "
-        "#5 'Release process'",
+        "summarised O1 'Release tagging', O2 'Changelog tool', O3 'Artifact signing' into "
+        "O5 'Release process'",
         "archived 4 observations not recalled for 90 days with importance <= 2 (3 of them "
         "summarised into 1 new observation); folded 0 near-duplicates",
     ]
@@ -75,8 +75,8 @@ def test_gc_summarises_a_stale_subject_into_one_linked_observation(
     everything = {d["id"]: d for d in listed(project, "--all")}
     assert len(everything) == 5  # nothing deleted
     assert [everything[i]["summarised_into"] for i in (1, 2, 3, 4)] == [5, 5, 5, None]
-    assert "#1 [learning" in ok("list", "--all", "--cwd", str(project))
-    assert "[archived] [summarised into #5]" in ok("list", "--all", "--cwd", str(project))
+    assert "O1 [learning" in ok("list", "--all", "--cwd", str(project))
+    assert "[archived] [summarised into O5]" in ok("list", "--all", "--cwd", str(project))
 
     summary = ok("get", "O5", "--cwd", str(project)).splitlines()
     assert summary[0] == "O5 [learning] (in force)"
@@ -101,7 +101,7 @@ def test_a_malformed_answer_leaves_the_group_live_with_a_clear_message(
     api.push("Sure! Here is a summary: releases are tagged.")
     out = ok("gc", "--cwd", str(project), env=model_env(api)).splitlines()
     assert out[0] == (
-        "cms: warning: left #1, #2, #3 as they were: summarise answer unusable: not JSON: "
+        "cms: warning: left O1, O2, O3 as they were: summarise answer unusable: not JSON: "
         "Sure! Here is a summary: releases are tagged."
     )
     assert out[1] == (
@@ -124,9 +124,9 @@ def test_dry_run_prints_the_plan_and_neither_calls_nor_writes(
     before = files()
     out = ok("gc", "--dry-run", "--cwd", str(project), env=model_env(api))
     assert out.splitlines() == [
-        "would summarise #1 'Release tagging', #2 'Changelog tool', #3 'Artifact signing' "
+        "would summarise O1 'Release tagging', O2 'Changelog tool', O3 'Artifact signing' "
         "(learning) into one new observation",
-        "would archive #4 'old trivia'",
+        "would archive O4 'old trivia'",
         "would archive 4 observations not recalled for 90 days with importance <= 2 (3 of them "
         "to be summarised into 1 new observation, 1 model call); would fold 0 near-duplicates",
     ]
@@ -141,7 +141,7 @@ def test_the_local_provider_archives_as_before_and_says_summarising_needs_a_mode
     project: Path,
 ) -> None:
     plan = ok("gc", "--dry-run", "--cwd", str(project)).splitlines()
-    assert plan[:4] == [f"would archive #{i} {STALE[i - 1][1]!r}" for i in (1, 2, 3, 4)]
+    assert plan[:4] == [f"would archive O{i} {STALE[i - 1][1]!r}" for i in (1, 2, 3, 4)]
     assert plan[4] == (
         "summarising needs a model (CMS_PROVIDER=local): 3 stale observations of 1 shared "
         "subject would be archived as they are"

@@ -211,3 +211,20 @@ def test_ops_apply_on_a_full_disk_says_one_line_and_keeps_the_map(tmp_path: Path
     assert map_file.read_bytes() == before
     left = {p.name for p in tmp_path.iterdir() if p.name.startswith("map.json")}
     assert left <= {"map.json", "map.json.lock"}  # no half-written temporary file
+
+
+def test_show_on_a_fresh_install_says_no_chat_yet_and_exits_0() -> None:
+    result = cms("show")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("No chat yet.") and "cms install" in result.stdout
+    assert orjson.loads(cms("show", "--json").stdout) == {"chats": 0}
+
+
+def test_help_cells_are_reflowed_not_broken_where_the_docstring_broke() -> None:
+    out = cms("--help").stdout
+    assert "shown to the agent, then every fact with its id." in " ".join(
+        line.strip("│ ").strip() for line in out.splitlines()
+    )
+    for line in out.splitlines():  # no cell line ends far short of the table's width
+        cell = line.strip().strip("│").rstrip()
+        assert not (cell.endswith(" with") and len(cell) < 50), line

@@ -49,7 +49,7 @@ def test_remember_then_recall_on_the_branch_it_belongs_to(tmp_path: Path) -> Non
             "4",
             *where,
         ).strip()
-        == "remembered #1"
+        == "remembered O1"
     )
     assert (
         ok(
@@ -62,10 +62,10 @@ def test_remember_then_recall_on_the_branch_it_belongs_to(tmp_path: Path) -> Non
             "npm hoisting broke shared types",
             *where,
         ).strip()
-        == "already remembered as #1"
+        == "already remembered as O1"
     )
     line = ok("recall", "why pnpm workspaces", *where).strip()
-    assert line.startswith("#1 [decision \u00b7 just now] Use pnpm workspaces \u2014 npm hoisting")
+    assert line.startswith("O1 [decision \u00b7 just now] Use pnpm workspaces \u2014 npm hoisting")
     data = json.loads(ok("recall", "pnpm", "--json", *where))
     assert [(d["id"], d["branch"], d["files"], d["visibility"]) for d in data] == [
         (1, "main", ["package.json"], "current")
@@ -177,7 +177,7 @@ def test_gc_archives_by_the_configured_age_and_importance(tmp_path: Path) -> Non
     )
     env = {"CMS_CONFIG": str(config)}
     plan = ok("gc", "--dry-run", "--cwd", str(folder), env=env)
-    assert plan.splitlines()[0] == "would archive #1 'old trivia'"
+    assert plan.splitlines()[0] == "would archive O1 'old trivia'"
     assert len(json.loads(ok("list", "--json", "--cwd", str(folder)))) == 2  # nothing changed
     out = ok("gc", "--cwd", str(folder), env=env)
     assert out.splitlines() == [

@@ -155,7 +155,7 @@ def test_recall_and_search_include_user_items_unless_the_project_overrules_them(
     assert [(r["id"], r["tier"]) for r in json.loads(found)["results"]] == [("U1", "user")]
 
     here = ok("recall", "answer in French", "--cwd", str(blog))
-    assert "U1" not in here and "#1 [preference" in here  # the project's rule wins
+    assert "U1" not in here and "O1 [preference" in here  # the project's rule wins
 
 
 def test_stats_counts_the_user_tier(tmp_path: Path) -> None:

@@ -131,7 +131,7 @@ def test_recall_finds_by_words_and_filters_by_kind_and_file(tmp_path: Path) -> N
     ]
     assert ids(call(project, "recall", {"query": "tokenizer", "limit": 1})) == both[:1]
     text = text_of(call(project, "recall", {"query": "tokenizer"}))
-    assert text.splitlines()[1].startswith("#")
+    assert text.splitlines()[1].startswith("O")
     assert "[decision" in text and "[bugfix" in text
 
 
@@ -194,7 +194,7 @@ def test_update_errors_tell_the_model_what_to_do(tmp_path: Path) -> None:
     obs_id = remember(project, title="Logs go to stderr")["id"]
     for args, expected in (
         ({"id": obs_id}, "nothing to update"),
-        ({"id": 999, "title": "x"}, "no observation #999"),
+        ({"id": 999, "title": "x"}, "no observation O999"),
         ({"id": obs_id, "importance": 9}, "importance"),
         ({"id": obs_id, "title": "  "}, "title must not be blank"),
         ({"id": 0, "title": "x"}, "id"),
@@ -224,7 +224,7 @@ def test_supersede_replaces_an_observation_in_recall(tmp_path: Path) -> None:
     found = call(project, "recall", {"query": "database"})
     assert [o["id"] for o in found.structured_content["observations"]] == [new_id]
     again = call(project, "update", {"id": old_id, "title": "x"})
-    assert again.is_error and f"superseded by #{new_id}" in text_of(again)
+    assert again.is_error and f"superseded by O{new_id}" in text_of(again)
 
 
 def test_supersede_refuses_another_branchs_observation_and_a_same_text(tmp_path: Path) -> None:
@@ -258,10 +258,10 @@ def test_forget_deletes_one_observation_and_reports_unknown_ids(tmp_path: Path) 
     keep = remember(project, title="Keep this one")["id"]
     drop = remember(project, title="Drop this one", body="wrong")["id"]
     done = call(project, "forget", {"id": drop})
-    assert not done.is_error and f"Forgot observation #{drop}" in text_of(done)
+    assert not done.is_error and f"Forgot observation O{drop}" in text_of(done)
     assert set(stored(project)) == {keep}
     again = call(project, "forget", {"id": drop})
-    assert again.is_error and f"no observation #{drop}" in text_of(again)
+    assert again.is_error and f"no observation O{drop}" in text_of(again)
     assert "recall" in text_of(again)
 
 

@@ -93,8 +93,8 @@ def test_a_group_becomes_one_observation_linked_both_ways(
     ((group, status, summary_id),) = [(o.group, o.status, o.summary_id) for o in outcomes]
     assert status == SUMMARISED and summary_id is not None
     assert lines == [
-        "summarised #1 'Release tagging', #2 'Changelog tool', #3 'Artifact signing' "
-        f"into #{summary_id} 'Release process'"
+        "summarised O1 'Release tagging', O2 'Changelog tool', O3 'Artifact signing' "
+        f"into O{summary_id} 'Release process'"
     ]
     (summary,) = live(store)
     assert (summary.id, summary.title, summary.body) == (summary_id, *SUMMARY.values())
@@ -157,7 +157,7 @@ def test_no_common_subject_keeps_the_group_apart_and_writes_nothing(
     outcomes, lines = run(store, groups)
     assert [o.status for o in outcomes] == [APART]
     assert lines == [
-        "kept #1, #2, #3 apart (the model sees no common subject: three different release "
+        "kept O1, O2, O3 apart (the model sees no common subject: three different release "
         "steps); archived one by one"
     ]
     assert [o.id for o in live(store)] == [1, 2, 3]
@@ -172,7 +172,7 @@ def test_a_failed_call_stops_calling_and_leaves_every_group_as_it_was(
     assert [o.status for o in outcomes] == [LEFT, LEFT]
     assert len(api.message_requests) == 1
     assert lines == [
-        "cms: warning: left #1, #2 as they were: anthropic API HTTP 500: upstream broke",
+        "cms: warning: left O1, O2 as they were: anthropic API HTTP 500: upstream broke",
         "cms: warning: model calls stopped: 1 more group (3 observations) left as they were "
         "for the next gc",
     ]
