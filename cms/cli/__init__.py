@@ -17,6 +17,7 @@ from cms.error_handler import run_guarded
 
 def build_app() -> typer.Typer:
     from cms.cli import (
+        audit_command,
         doctor_command,
         hook_commands,
         install_command,
@@ -37,6 +38,7 @@ def build_app() -> typer.Typer:
     )
     for module in (
         map_commands,
+        audit_command,
         doctor_command,
         hook_commands,
         install_command,
