@@ -1,5 +1,6 @@
-"""Commands on the project's whole memory: `cms get ID...` (an item whole, with its history) and
-`cms reindex` (rebuild the project's fact index from its chat maps).
+"""Commands on the project's whole memory: `cms get ID...` (an item whole, with its history),
+`cms edit ID` (correct an item: a new version, the old kept as history) and `cms reindex`
+(rebuild the project's fact index from its chat maps).
 
 Finds the project from --cwd (default: the current folder) or from the chat given by
 --session; prints text or JSON; errors are CmsError and reach the boundary in cms.cli.
@@ -60,7 +61,8 @@ def _print_item(item: dict[str, Any]) -> None:
         for original in item["summary_of"]:
             print(f"  ({original['id']}, {original['updated_at']}): {original['text']}")
     for old in item["history"]:
-        print(f"  was ({old['id']}, {old['updated_at']}): {old['text']}")
+        why = f", {old['reason']}" if old.get("reason") else ""
+        print(f"  was ({old['id']}, {old['updated_at']}{why}): {old['text']}")
 
 
 @config_checked
@@ -109,6 +111,90 @@ def _records(ids: list[str], cwd: Path | None, session: str | None) -> list[dict
 
 
 @config_checked
+def edit(
+    item: Annotated[str, typer.Argument(help="The id to correct: O12 (or U3, yours).")],
+    text: Annotated[
+        str | None, typer.Option("--text", help="The corrected text (its body), no editor.")
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="The corrected title.")] = None,
+    cwd: CwdOpt = None,
+    session: SessionOpt = None,
+) -> None:
+    """Correct a stored item: the corrected version is stored as a new version that replaces it,
+    the old one kept as history ("corrected by the user"). Without --text or --title, opens
+    $VISUAL or $EDITOR on the item (title on the first line, then its text)."""
+    from cms.observations.access import open_user_memory
+    from cms.observations.items import observation_number
+    from cms.observations.revisions import correct_observation
+    from cms.observations.usertier import user_number
+
+    mine = user_number(item)
+    number = mine if mine is not None else observation_number(item)
+    if number is None:
+        raise UnknownItemError(f"{item} is not an observation id (O12) or one of yours (U3)")
+    prefix = "U" if mine is not None else "O"
+    memory = open_user_memory() if mine is not None else _open(cwd, session)
+    if memory is None:
+        raise UnknownItemError(f"no item {item}: the user tier is empty")
+    with memory:
+        old = memory.store.get(number)
+        if old is None:
+            raise UnknownItemError(f"no item {prefix}{number} in this memory")
+        if text is None and title is None:
+            title, text = _edit_in_editor(old.title, old.body)
+        outcome = correct_observation(
+            memory.store,
+            number,
+            title=title,
+            body=text,
+            cwd=None if mine is not None else memory.project.root,
+        )
+        if mine is None:
+            from cms.observations.filenotes import write_file_notes
+
+            write_file_notes(memory.store)
+    print(
+        f"corrected {prefix}{number}: now {prefix}{outcome.id} ({prefix}{number} kept as history)"
+    )
+
+
+_EDIT_HELP = (
+    "# Correct the item: the first line is its title, the lines after it its text.\n"
+    "# Lines starting with # are left out; save and quit to store, empty the file to cancel.\n"
+)
+
+
+def _edit_in_editor(title: str, body: str) -> tuple[str, str]:
+    """The title and text the user saved in their editor; a CmsError when they emptied it or
+    the editor failed."""
+    import os
+    import shlex
+    import subprocess
+    import tempfile
+
+    from cms.errors import CmsError
+
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.TemporaryDirectory(prefix="cms-edit-") as folder:
+        path = os.path.join(folder, "item.txt")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(f"{title}\n\n{body}\n\n{_EDIT_HELP}")
+        try:
+            done = subprocess.run([*shlex.split(editor), path], check=False)
+        except OSError as exc:
+            raise CmsError(f"could not start the editor {editor!r}: {exc}; use --text") from exc
+        if done.returncode != 0:
+            raise CmsError(f"the editor {editor!r} exited with {done.returncode}; nothing stored")
+        with open(path, encoding="utf-8") as handle:
+            lines = [line.rstrip() for line in handle if not line.startswith("#")]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if not lines:
+        raise CmsError("the file was emptied: nothing stored")
+    return lines[0].strip(), "\n".join(lines[1:]).strip()
+
+
+@config_checked
 def reindex(cwd: CwdOpt = None) -> None:
     """Rebuild this project's indexes: facts from every chat map of the project, the
     observations' text index, and the semantic vectors when that index is installed."""
@@ -152,4 +238,5 @@ def _rebuild_vectors(memory: ProjectMemory) -> int | None:
 
 def register(app: typer.Typer) -> None:
     app.command()(get)
+    app.command()(edit)
     app.command()(reindex)

@@ -42,7 +42,11 @@ from cms.observations.export import observation_record
 from cms.observations.filenotes import write_file_notes
 from cms.observations.model import NewObservation
 from cms.observations.recall import RecalledObservation, format_observation_line, recall
-from cms.observations.revisions import supersede_observation, update_observation
+from cms.observations.revisions import (
+    correct_observation,
+    supersede_observation,
+    update_observation,
+)
 from cms.project import identify_project
 from cms.semantic import meaning_for
 
@@ -241,6 +245,34 @@ class ObservationTools:
             f"O{outcome.id} now replaces O{old_id} in project {project}; recall no longer "
             f"returns O{old_id}.",
             {"project": project, "id": outcome.id, "superseded": old_id, "status": outcome.status},
+        )
+
+    def correct(
+        self,
+        id: ObservationId,
+        title: NewTitle = None,
+        body: NewBody = None,
+        cwd: Cwd = None,
+    ) -> ToolResult:
+        """The user says a stored observation is wrong: store their corrected title and/or body
+        as a new version (same kind and files) that replaces it; the old one stays as history,
+        marked "corrected by the user". Returns the new id."""
+        if title is None and body is None:
+            raise ToolRefusedError("nothing to correct: give the corrected title or body")
+        if title is not None:
+            _check_text("title", title)
+        folder = self._cwd(cwd)
+        memory = self.open_memory(folder, False)
+        if memory is None:
+            raise ToolRefusedError(f"no observation O{id}: this project has no stored observations")
+        with memory:
+            outcome = correct_observation(memory.store, id, title=title, body=body, cwd=folder)
+            project = memory.project.id
+            write_file_notes(memory.store)
+        return ToolResult(
+            f"O{outcome.id} is the corrected version of O{id} in project {project}; O{id} is "
+            "kept as history.",
+            {"project": project, "id": outcome.id, "corrected": id, "status": outcome.status},
         )
 
     def forget(self, id: ObservationId, cwd: Cwd = None) -> ToolResult:

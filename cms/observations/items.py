@@ -56,12 +56,27 @@ def item_state(superseded_by: int | str | None, archived: bool, prefix: str = ""
     return "archived" if archived else "in force"
 
 
-def _version(obs: Observation) -> dict[str, Any]:
-    return {
+def _version(obs: Observation, reasons: dict[int, str] | None = None) -> dict[str, Any]:
+    version = {
         "id": f"O{obs.id}",
         "text": f"{obs.title} \u2014 {obs.body}",
         "updated_at": iso(obs.updated_at),
     }
+    reason = (reasons or {}).get(obs.id)
+    return version | {"reason": reason} if reason else version
+
+
+def supersede_reasons(store: ObservationStore, ids: list[int]) -> dict[int, str]:
+    """Why each of these observations was superseded, where a reason was recorded."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = store.read(
+        lambda c: c.execute(
+            f"SELECT older, reason FROM supersede_reasons WHERE older IN ({marks})", tuple(ids)
+        ).fetchall()
+    )
+    return {int(older): str(reason) for older, reason in rows}
 
 
 def observation_item(store: ObservationStore, obs: Observation) -> dict[str, Any]:
@@ -71,6 +86,10 @@ def observation_item(store: ObservationStore, obs: Observation) -> dict[str, Any
     from cms.observations.summaries import summarised_originals
 
     state = item_state(obs.superseded_by, obs.archived_at is not None, prefix="O")
+    history = replaced_observations(store, obs)
+    reasons = supersede_reasons(store, [obs.id, *(o.id for o in history)])
+    if obs.id in reasons:
+        state += f" ({reasons[obs.id]})"
     if state == "archived" and obs.summarised_into is not None:
         state = f"archived, summarised into O{obs.summarised_into}"
     return observation_record(obs) | {
@@ -82,7 +101,7 @@ def observation_item(store: ObservationStore, obs: Observation) -> dict[str, Any
         "state": state,
         "summarised_into": None if obs.summarised_into is None else f"O{obs.summarised_into}",
         "summary_of": [_version(o) for o in summarised_originals(store, obs.id)],
-        "history": [_version(o) for o in replaced_observations(store, obs)],
+        "history": [_version(o, reasons) for o in history],
     }
 
 

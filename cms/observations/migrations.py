@@ -248,6 +248,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE facts ADD COLUMN shared_commit INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        "017_supersede_reasons",
+        """
+        CREATE TABLE supersede_reasons (older INTEGER PRIMARY KEY, reason TEXT NOT NULL);
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

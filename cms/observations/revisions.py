@@ -17,6 +17,7 @@ from cms import jsonio
 from cms.errors import StoreError
 from cms.observations.capture import (
     CaptureOutcome,
+    CapturePlace,
     capture_place,
     redact_new,
     store_candidate,
@@ -30,7 +31,7 @@ from cms.observations.model import (
     title_key,
 )
 from cms.observations.overrides import pass_on_overrides
-from cms.observations.store import ObservationStore
+from cms.observations.store import ObservationStore, insert_observation
 
 
 class RevisionError(StoreError):
@@ -104,6 +105,63 @@ def update_observation(
     return store.write(run)
 
 
+CORRECTED = "corrected by the user"
+
+
+def correct_observation(
+    store: ObservationStore,
+    old_id: int,
+    *,
+    title: str | None,
+    body: str | None,
+    cwd: str | Path | None,
+    now: float | None = None,
+) -> CaptureOutcome:
+    """A corrected version of a live observation: its kind, files and importance with the new
+    title and/or body, stored as a new version that supersedes the old (kept as history, reason
+    "corrected by the user"). Refused when nothing changes."""
+    old = store.get(old_id)
+    if old is None:
+        raise RevisionError(f"no observation O{old_id} in this project")
+    new = NewObservation(
+        kind=old.kind,
+        title=old.title if title is None else title,
+        body=old.body if body is None else body,
+        files=old.files,
+        importance=old.importance,
+    )
+    if (new.title.strip(), new.body.strip()) == (old.title.strip(), old.body.strip()):
+        raise RevisionError(f"the correction of O{old_id} changes nothing")
+    return supersede_observation(
+        store,
+        old_id,
+        new,
+        cwd=cwd,
+        session=None,
+        agent="user",
+        now=now,
+        reason=CORRECTED,
+        fold=False,
+    )
+
+
+def _insert_version(
+    conn: sqlite3.Connection, project: str, new: NewObservation, place: CapturePlace, now: float
+) -> CaptureOutcome:
+    """The user's correction stored as it is: never folded into the item it corrects."""
+    new_id = insert_observation(
+        conn,
+        project,
+        new,
+        branch=place.branch,
+        commit=place.commit,
+        shared_commit=place.shared_commit,
+        agent="user",
+        created_at=now,
+    )
+    return CaptureOutcome(new_id, "superseded")
+
+
 def supersede_observation(
     store: ObservationStore,
     old_id: int,
@@ -113,9 +171,13 @@ def supersede_observation(
     session: str | None,
     agent: str | None,
     now: float | None = None,
+    reason: str | None = None,
+    fold: bool = True,
 ) -> CaptureOutcome:
     """Store `new` (captured on cwd's branch, deduplicated like any capture) and mark the live
-    observation old_id as superseded by it. Refused when old_id belongs to another branch."""
+    observation old_id as superseded by it, with `reason` when given ("corrected by the user").
+    With fold False `new` is stored as given (a user's correction), never folded into a stored
+    one. Refused when old_id belongs to another branch."""
     place = capture_place(cwd)
     stamp = time.time() if now is None else now
     cleaned = clean_new(redact_new(new))
@@ -127,14 +189,22 @@ def supersede_observation(
                 f"observation O{old_id} belongs to branch {old.branch!r} and this is "
                 f"{place.branch!r}; a branch only supersedes its own observations"
             )
-        outcome = store_candidate(
-            conn, store.project, cleaned, place, session=session, agent=agent, now=stamp
-        )
+        if not fold:
+            outcome = _insert_version(conn, store.project, cleaned, place, stamp)
+        else:
+            outcome = store_candidate(
+                conn, store.project, cleaned, place, session=session, agent=agent, now=stamp
+            )
         if outcome.id == old_id:
             raise RevisionError(
                 f"the new observation says the same as O{old_id}; change fields with an update"
             )
         conn.execute("UPDATE observations SET superseded_by = ? WHERE id = ?", (outcome.id, old_id))
+        if reason:
+            conn.execute(
+                "INSERT OR REPLACE INTO supersede_reasons (older, reason) VALUES (?, ?)",
+                (old_id, reason),
+            )
         pass_on_overrides(conn, outcome.id, [old_id])
         return outcome
 

@@ -14,7 +14,17 @@ from cms.mcp_server.map_tools import MapTools
 from cms.mcp_server.observation_tools import ObservationTools
 from tests.mcp_server.helpers import ROOT, memory_client
 
-TOOLS = ("search_map", "show_map", "recall", "remember", "update", "supersede", "forget", "stats")
+TOOLS = (
+    "search_map",
+    "show_map",
+    "recall",
+    "remember",
+    "update",
+    "supersede",
+    "correct",
+    "forget",
+    "stats",
+)
 
 
 def list_tools(cwd: Path) -> list[Any]:

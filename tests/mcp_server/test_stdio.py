@@ -82,6 +82,7 @@ def test_every_tool_answers_over_stdio_and_stdout_carries_only_the_protocol(
         "remember",
         "update",
         "supersede",
+        "correct",
         "forget",
         "stats",
     }
@@ -190,6 +191,6 @@ def test_request_ids_beyond_64_bits_and_garbage_lines_write_nothing_to_stderr(
     assert server.returncode == 0
     assert {1, 7, 2**63 + 1, *big} <= set(answers)
     assert "error" in answers[2**63 + 1]
-    assert len(answers[2**63]["result"]["tools"]) == 8
+    assert len(answers[2**63]["result"]["tools"]) == 9
     assert len(stderr.splitlines()) <= 2, stderr  # one line per failure at most
     assert "Traceback" not in stderr and "╭" not in stderr, stderr
