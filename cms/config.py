@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from os import PathLike
     from typing import Any
 
-PROVIDER_MODES = ("auto", "anthropic", "claude_cli", "local")
+PROVIDER_MODES = ("auto", "anthropic", "claude_cli", "codex_cli", "local")
 
 
 class MapConfig(Record, frozen=True):
@@ -46,6 +46,8 @@ class ProviderConfig(Record, frozen=True):
     max_tokens: int = 2048
     daily_token_budget: int = 0
     claude_cli_path: str = "claude"
+    codex_cli_path: str = "codex"
+    codex_model: str = ""
     prompts_dir: str = ""
     search_selector: str = "auto"
 

@@ -62,6 +62,7 @@ def collect_report(folder: Path | None = None) -> tuple[dict[str, Any], bool]:
         provider, reason = "error", str(exc)
         healthy = False
     claude = shutil.which(config.provider.claude_cli_path)
+    codex = shutil.which(config.provider.codex_cli_path)
     usage: dict[str, Any] | None
     try:
         from cms.providers.usage import summarize_usage
@@ -89,6 +90,7 @@ def collect_report(folder: Path | None = None) -> tuple[dict[str, Any], bool]:
             "summarise": config.provider.summarise_model,
         },
         "claude": claude,
+        "codex": codex,
         "credentials_set": _credentials(),
         "cms_disable": bool(os.environ.get("CMS_DISABLE")),
         "prompts": {name: prompt_source(name, config) for name in PROMPT_NAMES},
@@ -153,6 +155,7 @@ def _print_text(report: dict[str, Any]) -> None:
     print(f"data:       {report['cms_home']}{home_state}")
     print(f"provider:   {report['provider']} ({report['provider_reason']})")
     print(f"claude CLI: {report['claude'] or 'not found on PATH'}")
+    print(f"codex CLI: {report['codex'] or 'not found on PATH'}")
     creds = ", ".join(report["credentials_set"]) or "none set"
     print(f"API env:    {creds}")
     if report["cms_disable"]:

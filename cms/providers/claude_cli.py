@@ -13,8 +13,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,14 +23,10 @@ from cms.config import ProviderConfig
 from cms.errors import ProviderError
 from cms.privatefile import make_dirs
 from cms.providers.base import Completion
+from cms.providers.cli_process import one_line, run_cli
 
 _SLUG_MAX = 200
 _STALE_SECONDS = 3600.0  # leftovers older than this in our own slug folder are ours to remove
-
-
-def _one_line(text: str, limit: int = 240) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def project_slug(folder: str) -> str:
@@ -89,49 +83,6 @@ def remove_transcripts(
                 _remove(entry)
         with contextlib.suppress(OSError):
             folder.rmdir()  # only when empty
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _run(
-    command: list[str], data: bytes, cwd: Path, env: dict[str, str], timeout: float
-) -> tuple[int, str, str]:
-    """Run in a new process group; on timeout (or any interruption) kill the whole group."""
-    try:
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        raise ProviderError(f"cannot start the claude CLI: {exc.strerror or exc}") from None
-    try:
-        out, err = proc.communicate(data, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        try:
-            proc.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # a grandchild escaped the group and holds a pipe
-            for pipe in (proc.stdin, proc.stdout, proc.stderr):
-                if pipe is not None:
-                    with contextlib.suppress(OSError):
-                        pipe.close()
-            proc.wait()
-        raise ProviderError(f"claude CLI timed out after {timeout:g}s") from None
-    finally:
-        _kill_group(proc)  # no orphans: background children of the CLI go with it
-    return (
-        proc.returncode,
-        out.decode("utf-8", "replace"),
-        err.decode("utf-8", "replace"),
-    )
 
 
 def parse_result(stdout: str) -> dict[str, Any] | None:
@@ -219,7 +170,8 @@ class ClaudeCliProvider:
         before = {folder: _listing(folder) for folder in folders}
         result: dict[str, Any] | None = None
         try:
-            code, out, err = _run(
+            code, out, err = run_cli(
+                "claude",
                 self.command(executable, system=system, model=model),
                 prompt.encode("utf-8"),
                 sandbox,
@@ -239,13 +191,13 @@ class ClaudeCliProvider:
     ) -> Completion:
         if result is None:
             if code != 0:
-                detail = _one_line(err or out) or "no output"
+                detail = one_line(err or out) or "no output"
                 raise ProviderError(f"claude CLI exited with code {code}: {detail}")
-            raise ProviderError(f"claude CLI output is not JSON: {_one_line(out) or 'empty'}")
+            raise ProviderError(f"claude CLI output is not JSON: {one_line(out) or 'empty'}")
         if result.get("is_error") or code != 0:
-            detail = result.get("result") or result.get("subtype") or _one_line(err)
+            detail = result.get("result") or result.get("subtype") or one_line(err)
             raise ProviderError(
-                f"claude CLI reported an error (code {code}): {_one_line(str(detail))}"
+                f"claude CLI reported an error (code {code}): {one_line(str(detail))}"
             )
         text = result.get("result")
         if not isinstance(text, str):

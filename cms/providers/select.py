@@ -1,7 +1,8 @@
 """Which provider answers model calls: `auto` resolution (DESIGN.md section 6) and construction.
 
 CMS_PROVIDER overrides provider.mode. `auto` takes the Anthropic API when its credentials are
-set, else the `claude` CLI when it is on PATH, else `local` (no model). Importing this module is
+set, else the `claude` CLI when it is on PATH, else the `codex` CLI when it is, else `local` (no
+model). Importing this module is
 cheap: the SDK is imported only when an `anthropic` provider is actually built.
 """
 
@@ -17,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cms.providers.base import ModelProvider
 
-LOCAL_REASON = "no API key and no claude CLI: offline local extractor"
+LOCAL_REASON = "no API key and no claude or codex CLI: offline local extractor"
 
 
 def _requested_mode(config: Config, env: Mapping[str, str]) -> tuple[str, str]:
@@ -33,7 +34,7 @@ def _requested_mode(config: Config, env: Mapping[str, str]) -> tuple[str, str]:
 
 
 def choose_provider(config: Config, env: Mapping[str, str] | None = None) -> tuple[str, str]:
-    """(mode, human reason): mode is one of anthropic, claude_cli, local."""
+    """(mode, human reason): mode is one of anthropic, claude_cli, codex_cli, local."""
     env = os.environ if env is None else env
     mode, reason = _requested_mode(config, env)
     if mode != "auto":
@@ -47,6 +48,9 @@ def choose_provider(config: Config, env: Mapping[str, str] | None = None) -> tup
     found = shutil.which(config.provider.claude_cli_path, path=env.get("PATH"))
     if found:
         return "claude_cli", f"claude found at {found}"
+    codex = shutil.which(config.provider.codex_cli_path, path=env.get("PATH"))
+    if codex:
+        return "codex_cli", f"codex found at {codex} (no claude CLI)"
     return "local", LOCAL_REASON
 
 
@@ -62,6 +66,10 @@ def make_provider(config: Config, env: Mapping[str, str] | None = None) -> Model
         from cms.providers.claude_cli import ClaudeCliProvider
 
         return ClaudeCliProvider(config.provider, env)
+    if mode == "codex_cli":
+        from cms.providers.codex_cli import CodexCliProvider
+
+        return CodexCliProvider(config.provider, env)
     return None
 
 
