@@ -35,7 +35,10 @@ def test_doctor_json_names_provider_reason_config_and_last_error(tmp_path: Path)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["provider"] == "local"
-    assert report["provider_reason"] == "no API key and no claude or codex CLI: offline local extractor"
+    assert (
+        report["provider_reason"]
+        == "no API key and no claude or codex CLI: offline local extractor"
+    )
     assert report["cms_home"] == str(paths.cms_home())
     assert report["config"] == str(paths.config_path())
     assert any("provider.bogus" in w for w in report["warnings"])
