@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from cms.hooks import inject
-from cms.observations.filekeys import file_keys, program_of, read_notes
+from cms.observations.filekeys import file_keys, read_notes, tool_command_keys
 from cms.project import identify_project
 
 TYPE_CHECKING = False
@@ -37,8 +37,8 @@ def handle(event: HookEvent, config: Config) -> str | None:
         wanted = file_keys(os.path.join(event.cwd, event.tool_file), project.root)
         target = event.tool_file
     else:
-        program = program_of(event.tool_command)
-        wanted, target = ([f"cmd:{program}"] if program else []), program or ""
+        wanted = tool_command_keys(event.tool_command)
+        target = wanted[0].removeprefix("cmd:") if wanted else ""
     found = [i for key in wanted for i in keys.get(key, ()) if isinstance(i, str)]
     if not found:
         return None

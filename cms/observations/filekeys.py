@@ -1,6 +1,6 @@
 """The keys by which stored memory names files and commands, and the file notes that map them
 to items: `path:<relative path>`, `name:<file name>` (a file named without its folder),
-`ext:<.suffix>` (a rule about a kind of file) and `cmd:<program>`.
+`ext:<.suffix>` (a rule about a kind of file), `cmd:<program> <subcommand>` and `cmd:<program>`.
 
 Light on purpose (the PreToolUse hook reads notes through it): standard library only, no store;
 building the notes from the store is filenotes.py's.
@@ -56,6 +56,43 @@ def program_of(command: str) -> str | None:
         name = os.path.basename(word.strip("`"))
         return name if is_program_name(name) and name.islower() else None
     return None
+
+
+def command_key(command: str) -> str | None:
+    """The key of one simple command: its program and, when the next word is a plain word (not a
+    flag, path, assignment or value), that subcommand: "make deploy ENV=prod" -> "cmd:make
+    deploy", "pytest -q tests" -> "cmd:pytest", "alembic upgrade head" -> "cmd:alembic upgrade"."""
+    program = program_of(command)
+    if program is None or program == "cd":
+        return None
+    words = command.strip().strip("`").removeprefix("$ ").split()
+    after = words[[os.path.basename(w.strip("`")) for w in words].index(program) + 1 :]
+    sub = after[0].strip("`") if after else ""
+    plain = is_program_name(sub) and sub.isalpha() and sub.islower()
+    return f"cmd:{program} {sub}" if plain else f"cmd:{program}"
+
+
+def command_keys(text: str) -> list[str]:
+    """The commands a text names, as keys: each simple command (split at &&, ||, ; and |) of a
+    line, of a `quoted` span, after a "$ " prompt or after a colon ("Deploy with: make deploy
+    ENV=prod")."""
+    spans = [*text.splitlines(), *text.split("`")[1::2]]
+    for line in text.splitlines():
+        spans += [line.split("$ ", 1)[1]] if "$ " in line else []
+        spans += [line.rsplit(": ", 1)[1]] if ": " in line else []
+    keys: list[str] = []
+    for span in spans:
+        for part in span.replace("&&", ";").replace("||", ";").replace("|", ";").split(";"):
+            key = command_key(part)
+            keys += [key] if key else []
+    return list(dict.fromkeys(keys))
+
+
+def tool_command_keys(command: str) -> list[str]:
+    """The keys a shell tool's command answers to: each of its commands with its subcommand,
+    then by its program alone (a note about `pytest` answers `pytest tests/x.py`)."""
+    keys = command_keys(command)
+    return list(dict.fromkeys([*keys, *(" ".join(k.split()[:1]) for k in keys)]))
 
 
 def is_program_name(name: str) -> bool:

@@ -15,8 +15,8 @@ from cms.observations.facts import FACT_COLUMNS, IndexedFact
 from cms.observations.filekeys import (
     NOTES_NAME,
     NOTES_VERSION,
+    command_keys,
     mention_keys,
-    program_of,
     rule_keys,
 )
 from cms.observations.ids import item_aliases
@@ -35,8 +35,7 @@ def _observation_keys(obs: Observation) -> list[str]:
     if obs.kind in STANDING_KINDS:
         keys += rule_keys(f"{obs.title}\n{obs.body}")
     if obs.kind == "command":
-        program = program_of(obs.body or obs.title)
-        keys += [f"cmd:{program}"] if program else []
+        keys += command_keys(f"{obs.title}\n{obs.body}")
     return list(dict.fromkeys(keys))
 
 
@@ -91,7 +90,8 @@ def file_notes(store: ObservationStore) -> dict[str, object]:
     for row in facts:
         fact = IndexedFact.from_row(row)
         text = " ".join(fact.text.split())
-        add(fact.key, f"{fact.key} [{fact.path}] {text}", (fact.key,), None, mention_keys(text))
+        found = mention_keys(text) + (command_keys(text) if fact.kind == "command" else [])
+        add(fact.key, f"{fact.key} [{fact.path}] {text}", (fact.key,), None, found)
     return {"version": NOTES_VERSION, "keys": keys, "items": items}
 
 

@@ -74,6 +74,26 @@ def test_a_rule_about_a_kind_of_file_and_a_command_note_are_found(tmp_path: Path
     assert pre_tool("chat-a", repo, "Glob", {"pattern": "**/*.sql"}) is None  # no file named
 
 
+def test_a_stored_command_is_recalled_before_a_bash_call_of_that_program_and_subcommand(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "shop")
+    deploy, migrate, lint = remember(
+        repo,
+        NewObservation("command", "Deploys", "Deploy with: make deploy ENV=prod"),
+        NewObservation("command", "Migrations", "Run `alembic upgrade head` after pulling"),
+        NewObservation("command", "Lint", "make lint before every push"),
+    )
+    ran = pre_tool("chat-a", repo, "Bash", {"command": "cd api && make deploy ENV=staging"})
+    assert ran is not None and "[Stored memory about make deploy]" in ran
+    assert f"O{deploy} [command] Deploys" in ran and f"O{lint} " not in ran
+    assert pre_tool("chat-a", repo, "Bash", {"command": "make deploy ENV=prod"}) is None  # once
+    upgraded = pre_tool("chat-a", repo, "Bash", {"command": "alembic upgrade +1"})
+    assert upgraded is not None and f"O{migrate} " in upgraded
+    assert pre_tool("chat-a", repo, "Bash", {"command": "alembic history"}) is None
+    assert pre_tool("chat-a", repo, "Bash", {"command": "make test"}) is None
+
+
 def test_a_chat_fact_that_names_a_path_is_found_by_a_tail_of_the_path(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "shop")
     fact = "The secret patterns live in transcripts/redact_rules.py and compile on first use"
