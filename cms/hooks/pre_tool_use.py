@@ -32,7 +32,7 @@ def handle(event: HookEvent, config: Config) -> str | None:
     notes = read_notes(project.id)
     if notes is None:
         return None
-    keys, items = notes
+    keys, items, marks = notes
     if event.tool_file:
         wanted = file_keys(os.path.join(event.cwd, event.tool_file), project.root)
         target = event.tool_file
@@ -58,7 +58,7 @@ def handle(event: HookEvent, config: Config) -> str | None:
         changed_on = entry[3] if len(entry) == 4 and isinstance(entry[3], list) else ()
         if any(branch(other) for other in changed_on):
             continue  # a branch shown here changed it: its later version is in force
-        fresh.append((tuple(ids), line))
+        fresh.append((tuple(ids), line + _moved_on(project.root, marks.get(item))))
         if len(fresh) >= ITEMS_PER_CALL:
             break
     if not fresh:
@@ -76,6 +76,22 @@ def handle(event: HookEvent, config: Config) -> str | None:
     state.record("PreToolUse", context, ids)
     inject.save_state(event.session_id, state)
     return inject.hook_reply("PreToolUse", context)
+
+
+def _moved_on(root: str, marks: object) -> str:
+    """ " (file changed since: a.py)" when a file the item named changed since it was stored."""
+    if not isinstance(marks, list):
+        return ""
+    from cms.observations.filestate import staleness
+
+    valid = [
+        (m[0], m[1], m[2], m[3])
+        for m in marks
+        if isinstance(m, list) and len(m) == 4 and isinstance(m[0], str) and isinstance(m[1], str)
+        and isinstance(m[2], int) and isinstance(m[3], int)
+    ]  # fmt: skip
+    note = staleness(root, valid)
+    return f" {note}" if note else ""
 
 
 def _branch_filter(cwd: str) -> Callable[[object], bool]:

@@ -63,6 +63,27 @@ def user_rule_line(found: RecalledObservation) -> Note:
     return _ids(o, USER_PREFIX), f"{USER_PREFIX}{o.id} {observation_text(o, LINE_CHARS)} ({MARK})"
 
 
+def _files_moved_on(
+    memory: ProjectMemory | None, found: list[RecalledObservation]
+) -> dict[str, str]:
+    """For the observations among found whose named files changed or vanished since they were
+    captured: id -> "(file changed since: a.py)" (cms.observations.filestate)."""
+    if memory is None or not found:
+        return {}
+    from cms.observations.filestate import files_moved_on
+
+    ids = [r.observation.id for r in found]
+    return {
+        f"O{i}": note for i, note in files_moved_on(memory.store, memory.project.root, ids).items()
+    }
+
+
+def _marked(note: Note, moved: dict[str, str]) -> Note:
+    ids, line = note
+    mark = moved.get(ids[0]) if ids else None
+    return (ids, f"{line} {mark}") if mark else note
+
+
 def _user_memory() -> ProjectMemory | None:
     """The user tier when it exists (one stat when it does not); a store that cannot be opened
     is logged and left out, so the project's memory still reaches the chat."""
@@ -103,20 +124,23 @@ def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Not
             from cms.observations.usertier import merge_rules
 
             ranked = merge_rules(found, in_force(user.store, user.scope, now=now))
+        top = (
+            briefing(memory.store, memory.scope, limit, now=now, skip_kinds=STANDING_KINDS)
+            if memory is not None
+            else []
+        )
+        moved = _files_moved_on(memory, [r for r, personal in ranked if not personal] + top)
         rules: list[Note] = []
         used = 0
         for rule, personal in ranked:
             if budget - used < SHORTEST_RULE:
                 break
-            note = user_rule_line(rule) if personal else rule_line(rule, branch)
+            note = user_rule_line(rule) if personal else _marked(rule_line(rule, branch), moved)
             if used + len(note[1]) + 3 > budget:
                 continue  # a shorter one further down may still fit
             rules.append(note)
             used += len(note[1]) + 3
-        if memory is None:
-            return rules, []
-        top = briefing(memory.store, memory.scope, limit, now=now, skip_kinds=STANDING_KINDS)
-        return rules, [note_line(r, now, branch) for r in top]
+        return rules, [_marked(note_line(r, now, branch), moved) for r in top]
     except (CmsError, OSError) as exc:
         log_event("warning", "briefing_failed", str(exc))
         return [], []

@@ -1,7 +1,7 @@
 """`cms audit`'s checks of one project's store: what is wrong, item by item.
 
 Dangling or circular supersession and summary links, overrides naming missing items, items
-whose files are gone from the work tree, live duplicates (one kind, one text) and a database
+whose files are gone from the work tree or changed since they were stored, live duplicates (one kind, one text) and a database
 that fails SQLite's integrity check. Reads only: it never repairs (the user decides); knows
 nothing of the CLI.
 """
@@ -13,6 +13,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 
+from cms.observations.filestate import CHANGED, file_state, stored_marks
 from cms.observations.store import ObservationStore
 
 
@@ -121,10 +122,12 @@ def _duplicates(conn: sqlite3.Connection) -> list[Finding]:
 
 def _files(conn: sqlite3.Connection, root: str) -> list[Finding]:
     found: list[Finding] = []
-    for obs_id, files in conn.execute(
+    rows = conn.execute(
         "SELECT id, files FROM observations WHERE superseded_by IS NULL AND archived_at IS NULL "
         "AND files != '[]' ORDER BY id"
-    ):
+    ).fetchall()
+    marks = stored_marks(conn, [int(r[0]) for r in rows])
+    for obs_id, files in rows:
         try:
             names = [n for n in json.loads(files) if isinstance(n, str)]
         except ValueError:
@@ -133,6 +136,11 @@ def _files(conn: sqlite3.Connection, root: str) -> list[Finding]:
         gone = [n for n in names if _names_a_path(n) and not os.path.exists(os.path.join(root, n))]
         if gone:
             found.append(Finding("file", f"O{obs_id}", f"names {', '.join(gone)}, gone"))
+        changed = [m[0] for m in marks.get(obs_id, []) if file_state(root, m) == CHANGED]
+        if changed:
+            found.append(
+                Finding("file", f"O{obs_id}", f"{', '.join(changed)} changed since it was stored")
+            )
     return found
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from cms.errors import StoreError
 from cms.observations.factkinds import files_in, importance_of_fact, is_memory, kind_of_fact
+from cms.observations.filestate import current_marks, record_marks
 from cms.observations.ids import fact_source
 from cms.observations.matching import or_expression, query_terms
 from cms.observations.model import NewObservation, clean_new, title_key
@@ -28,6 +29,7 @@ from cms.observations.recall import STANDING_KINDS
 from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state, scope_from_state
 from cms.observations.store import ObservationStore, insert_observation
 from cms.observations.subject import CHANGED, SAME, frame_of, relation, values_of
+from cms.project import identify_project
 from cms.transcripts.redact import redact_text
 
 if TYPE_CHECKING:
@@ -46,6 +48,7 @@ class CapturePlace:
     shared_commit: bool
     default_branches: frozenset[str]
     scope: BranchScope | None = None  # what is visible there (else: no branch, its own, default)
+    root: str | None = None  # the work tree, where the files an observation names are read
 
     def sees(self, branch: str | None, commit: str | None, shared: bool) -> bool:
         """Whether an observation of that branch is visible where this capture happens."""
@@ -63,13 +66,14 @@ class CaptureOutcome:
 def capture_place(cwd: str | Path | None) -> CapturePlace:
     """Branch, commit and whether that commit is shared with another branch (runs git once)."""
     state = read_git_state(cwd) if cwd is not None else None
+    root = identify_project(cwd).root if cwd is not None else None
     if state is None:
-        return CapturePlace(None, None, False, frozenset(DEFAULT_NAMES))
+        return CapturePlace(None, None, False, frozenset(DEFAULT_NAMES), root=root)
     shared = False
     if state.branch is not None and state.branch not in state.default_branches:
         shared = commit_is_shared(state)
     return CapturePlace(
-        state.branch, state.head, shared, state.default_branches, scope_from_state(state)
+        state.branch, state.head, shared, state.default_branches, scope_from_state(state), root
     )
 
 
@@ -120,6 +124,14 @@ def _relation(new: NewObservation, body: str, title: str) -> str | None:
     if found is None and _near(newer, older):
         found = SAME if values_of(newer) <= values_of(older) else CHANGED
     return found
+
+
+def mark_files(
+    conn: sqlite3.Connection, observation: int, new: NewObservation, place: CapturePlace
+) -> None:
+    """Record the state of the files a new observation names, as they are in the work tree."""
+    if new.files and place.root:
+        record_marks(conn, observation, current_marks(place.root, new.files))
 
 
 def _outranks(older: str, newer: str) -> bool:
@@ -239,6 +251,7 @@ def store_candidate(
         archived_at=archived_at,
     )
     record_overrides(conn, new_id, overridden)
+    mark_files(conn, new_id, new, place)
     if superseded:
         marks = ",".join("?" * len(superseded))
         conn.execute(

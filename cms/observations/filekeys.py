@@ -123,9 +123,11 @@ def notes_path(project_id: str) -> str:
     return os.path.join(paths.project_dir(project_id), NOTES_NAME)
 
 
-def read_notes(project_id: str) -> tuple[dict[str, list[str]], dict[str, list[object]]] | None:
-    """(keys -> item ids, item id -> [line, aliases, branch]) of a project, or None when it has no
-    notes or they are unreadable."""
+def read_notes(
+    project_id: str,
+) -> tuple[dict[str, list[str]], dict[str, list[object]], dict[str, list[object]]] | None:
+    """(keys -> item ids, item id -> [line, aliases, branch], item id -> the states of its files
+    when stored) of a project, or None when it has no notes or they are unreadable."""
     try:
         with open(notes_path(project_id), encoding="utf-8") as handle:
             data = jsonio.loads(handle.read())
@@ -136,4 +138,5 @@ def read_notes(project_id: str) -> tuple[dict[str, list[str]], dict[str, list[ob
     keys, items = data.get("keys"), data.get("items")
     if not isinstance(keys, dict) or not isinstance(items, dict):
         return None
-    return keys, items
+    marks = data.get("marks")
+    return keys, items, marks if isinstance(marks, dict) else {}

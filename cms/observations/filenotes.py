@@ -19,6 +19,7 @@ from cms.observations.filekeys import (
     mention_keys,
     rule_keys,
 )
+from cms.observations.filestate import stored_marks
 from cms.observations.ids import item_aliases
 from cms.observations.model import COLUMNS, Observation, row_to_observation
 from cms.observations.recall import STANDING_KINDS, observation_text
@@ -42,7 +43,7 @@ def _observation_keys(obs: Observation) -> list[str]:
 def file_notes(store: ObservationStore) -> dict[str, object]:
     """The notes of a project: keys -> item ids (newest first), ids -> [line, aliases, branch]
     (a chat fact has none), plus the branches that changed it for themselves when some did
-    (overrides.py). Only
+    (overrides.py), and marks: ids -> the state of the files it named when stored (filestate). Only
     live items: no superseded or archived ones, no passages; an observation promoted from a
     chat fact is left to its fact."""
     observations, facts, overrides = store.read(
@@ -81,18 +82,22 @@ def file_notes(store: ObservationStore) -> dict[str, object]:
         for key in found:
             keys.setdefault(key, []).append(item)
 
-    for row in observations:
-        obs = row_to_observation(row)
+    live = [row_to_observation(row) for row in observations]
+    stored = store.read(lambda c: stored_marks(c, [o.id for o in live]))
+    marks: dict[str, list[list[object]]] = {}
+    for obs in live:
         item = f"O{obs.id}"
         line = f"{item} [{obs.kind}] {observation_text(obs, LINE_CHARS)}"
         aliases, found = item_aliases(item, obs.source), _observation_keys(obs)
         add(item, line, aliases, obs.branch, found, changed_on.get(obs.id))
+        if item in items and obs.id in stored:
+            marks[item] = [list(mark) for mark in stored[obs.id]]
     for row in facts:
         fact = IndexedFact.from_row(row)
         text = " ".join(fact.text.split())
         found = mention_keys(text) + (command_keys(text) if fact.kind == "command" else [])
         add(fact.key, f"{fact.key} [{fact.path}] {text}", (fact.key,), None, found)
-    return {"version": NOTES_VERSION, "keys": keys, "items": items}
+    return {"version": NOTES_VERSION, "keys": keys, "items": items, "marks": marks}
 
 
 def write_file_notes(store: ObservationStore) -> int:

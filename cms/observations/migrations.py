@@ -254,6 +254,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE TABLE supersede_reasons (older INTEGER PRIMARY KEY, reason TEXT NOT NULL);
         """,
     ),
+    (
+        "018_file_marks",
+        """
+        CREATE TABLE file_marks (
+            observation INTEGER NOT NULL, path TEXT NOT NULL, blob TEXT NOT NULL,
+            size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, PRIMARY KEY (observation, path)
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -19,6 +19,7 @@ from cms.observations.capture import (
     CaptureOutcome,
     CapturePlace,
     capture_place,
+    mark_files,
     redact_new,
     store_candidate,
 )
@@ -159,6 +160,7 @@ def _insert_version(
         agent="user",
         created_at=now,
     )
+    mark_files(conn, new_id, new, place)
     return CaptureOutcome(new_id, "superseded")
 
 

@@ -54,6 +54,9 @@ class MemoryHit(Record):
     replaced_by: str = ""  # the id of the newer hit that states its subject (history)
     stored_meaning: bytes | None = None  # its vector by the packaged model (observations.meanings)
     context: str = ""  # a fact's passage, the words of its chat it was made of, when they say more
+    files_moved_on: str = (
+        ""  # "(file changed since: a.py)" when a file it names changed (filestate)
+    )
 
     @property
     def decided(self) -> bool:
@@ -80,6 +83,7 @@ class MemoryHit(Record):
             where = "this chat" if current and self.chat == current else _chat_name(self.chat)
         label = f"history, now {self.replaced_by}; {self.label}" if self.replaced_by else self.label
         line = f"{self.id} [{label}] ({where}, {format_age(now - self.updated_at)}) {self.text}"
+        line += f" {self.files_moved_on}" if self.files_moved_on else ""
         return f"{line}\n    said: {self.context}" if self.context else line
 
     @property
@@ -101,6 +105,7 @@ class MemoryHit(Record):
             "score": round(self.relevance, 4),
             "replaced_by": self.replaced_by or None,  # history: the newer hit of its subject
             "context": self.context or None,  # the passage a fact was made of, when it says more
+            "files_moved_on": self.files_moved_on or None,
         }
 
 
@@ -334,7 +339,20 @@ def search_project(
         hits = fuse_hits(
             memory, hits, meaning, semantic_weight, k, skip_session=skip, passages=passages
         )
-    return _ranked(hits, asked, session, asks_rule, wanted, exclude, modifiers, query, history)
+    ranked = _ranked(hits, asked, session, asks_rule, wanted, exclude, modifiers, query, history)
+    return mark_files_moved_on(memory, ranked)
+
+
+def mark_files_moved_on(memory: ProjectMemory, hits: list[MemoryHit]) -> list[MemoryHit]:
+    """The hits with each project observation whose named files changed or vanished since it
+    was captured marked so (its line says it: the code may have moved on)."""
+    from cms.observations.filestate import files_moved_on
+
+    ours = [h for h in hits if h.id[:1] == "O" and not h.personal]
+    moved = files_moved_on(memory.store, memory.project.root, [int(h.id[1:]) for h in ours])
+    for hit in ours:
+        hit.files_moved_on = moved.get(int(hit.id[1:]), "")
+    return hits
 
 
 def _distinct_rules(rules: list[MemoryHit], held: dict[int, frozenset[str]]) -> list[MemoryHit]:
