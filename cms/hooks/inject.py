@@ -209,11 +209,15 @@ class InjectionState(Record):
     cwd: str = ""  # the folder the chat runs in: `cms search --session` finds its project
     first: str = ""  # the chat's first prompt, redacted and shortened (names the chat)
     log: list[list[object]] = field(default_factory=list)  # [at, event, chars, ids]
+    texts: list[tuple[float, str, str]] = field(default_factory=list)  # to append on save
 
     def record(self, event: str, context: str, ids: list[str]) -> None:
-        """Log one injection (its time, hook event, size and the ids it carried)."""
-        self.log.append([round(time.time(), 3), event, len(context), ids])
+        """Log one injection (its time, hook event, size and the ids it carried); its text goes
+        to the chat's injection log when the state is saved (injectionlog.py)."""
+        at = round(time.time(), 3)
+        self.log.append([at, event, len(context), ids])
         del self.log[:-MAX_LOGGED_INJECTIONS]
+        self.texts.append((at, event, context))
 
 
 def state_path(session_id: str) -> str:
@@ -282,6 +286,12 @@ def save_state(session_id: str, state: InjectionState) -> None:
         "log": state.log,
     }
     write_state(state_path(session_id), data)
+    if state.texts:
+        from cms.hooks.injectionlog import append_injected
+
+        for at, event, text in state.texts:
+            append_injected(session_id, at, event, text)
+        state.texts = []
 
 
 def hook_reply(event_name: str, context: str) -> str:

@@ -14,14 +14,17 @@ from cms import paths
 from cms.chats import chats_root
 from cms.errors import CmsError
 from cms.hooks.inject import InjectionState, load_state
+from cms.hooks.injectionlog import read_injected
 from cms.hooks.promptcache import cached_prompt
 from cms.map.model import CorrelationMap
 from cms.map.store import load_map
 from cms.observations.access import ProjectMemory, read_project_memory
 from cms.observations.export import iso
 from cms.observations.facts import PASSAGE
+from cms.observations.ids import chat_tag
 from cms.observations.model import Observation
 from cms.project import identify_project
+from cms.task.model import CurrentTask, read_task_file, task_file
 
 PER_KIND = 50  # newest observations listed per kind on a project page (search finds the rest)
 
@@ -63,6 +66,7 @@ class Injection:
     event: str
     chars: int
     ids: list[str]
+    text: str = ""  # what was injected, while the chat's injection log still holds it
 
 
 @dataclass(frozen=True)
@@ -74,14 +78,17 @@ class ChatView:
     injections: list[Injection]
     latest_prompt: str
     superseded: dict[str, str]  # fact id of this chat -> the id of what replaced it ("" none)
+    task: CurrentTask | None = None  # the chat's current task, when it has one
 
 
-def _injections(state: InjectionState) -> list[Injection]:
-    """The logged injections, newest first (load_state keeps only well-formed entries)."""
+def _injections(state: InjectionState, texts: dict[tuple[float, str], str]) -> list[Injection]:
+    """The logged injections, newest first (load_state keeps only well-formed entries), each
+    with its text when the injection log has it."""
     found = []
     for at, event, chars, ids in reversed(state.log):
         assert isinstance(at, int | float) and isinstance(chars, int) and isinstance(ids, list)
-        found.append(Injection(float(at), str(event), chars, [str(i) for i in ids]))
+        text = texts.get((round(float(at), 3), str(event)), "")
+        found.append(Injection(float(at), str(event), chars, [str(i) for i in ids], text))
     return found
 
 
@@ -170,7 +177,10 @@ def chat_view(session: str) -> ChatView | None:
     if not os.path.isdir(paths.chat_dir(session)):
         return None
     info, cmap, state = _chat_info(session)
-    return ChatView(info, cmap, _injections(state), cached_prompt(session), _superseded_facts(info))
+    injections = _injections(state, read_injected(session))
+    task = read_task_file(task_file(paths.chat_dir(session)))
+    superseded = _superseded_facts(info)
+    return ChatView(info, cmap, injections, cached_prompt(session), superseded, task)
 
 
 def _superseded_facts(info: ChatInfo) -> dict[str, str]:
@@ -239,6 +249,27 @@ def memory_view(memory: ProjectMemory, per_kind: int = PER_KIND) -> ProjectMemor
     return ProjectMemoryView(
         newest, live, rules, int(stats["superseded"]), int(stats["archived"]), facts
     )
+
+
+def context_by_day(days: int = 30) -> list[dict[str, Any]]:
+    """What memory cost in context per UTC day, newest first: the characters the hooks injected,
+    in how many injections, per chat (by its short id) and in all."""
+    import time
+
+    since = time.time() - days * 86400
+    by_day: dict[str, dict[str, Any]] = {}
+    for chat in list_chats():
+        for at, _event, chars, _ids in load_state(chat.session).log:
+            if not isinstance(at, int | float) or not isinstance(chars, int) or at < since:
+                continue
+            day = by_day.setdefault(
+                _iso(float(at))[:10], {"chars": 0, "injections": 0, "chats": {}}
+            )
+            day["chars"] += chars
+            day["injections"] += 1
+            tag = chat_tag(chat.session)
+            day["chats"][tag] = day["chats"].get(tag, 0) + chars
+    return [{"day": day, **by_day[day]} for day in sorted(by_day, reverse=True)]
 
 
 def usage_by_day(days: int = 30) -> list[dict[str, Any]]:

@@ -13,10 +13,12 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from cms.map.model import CorrelationMap
+from cms.observations.ids import chat_tag
 from cms.observations.model import Observation
 from cms.observations.recall import format_age
 from cms.search.project import MemoryHit
-from cms.ui.catalog import ChatInfo, ChatView, ProjectInfo, ProjectMemoryView
+from cms.task.model import CurrentTask
+from cms.ui.catalog import ChatInfo, ChatView, Injection, ProjectInfo, ProjectMemoryView
 
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -37,6 +39,7 @@ input[type=search]{width:60%;padding:6px 8px;font-size:15px}button{padding:6px 1
 table.observations{table-layout:fixed}.observations th:nth-child(1){width:56px}
 .observations th:nth-child(3){width:130px}.observations th:nth-child(4){width:100px}
 .observations th:nth-child(5){width:110px}
+pre.injected{white-space:pre-wrap;font-size:13px;margin:6px 0 0;max-height:480px;overflow:auto}
 """
 
 
@@ -104,7 +107,12 @@ def usage_chart(days: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def home_page(projects: Sequence[ProjectInfo], usage: Sequence[dict[str, Any]], token: str) -> str:
+def home_page(
+    projects: Sequence[ProjectInfo],
+    usage: Sequence[dict[str, Any]],
+    token: str,
+    context: Sequence[dict[str, Any]] = (),
+) -> str:
     rows = "".join(
         f"<tr><td>{_project_link(p.id, token)}</td><td>{escape(p.folder) or '-'}</td>"
         f"<td class=num>{len(p.chats)}</td><td>{'yes' if p.has_store else 'no'}</td>"
@@ -119,15 +127,36 @@ def home_page(projects: Sequence[ProjectInfo], usage: Sequence[dict[str, Any]], 
     )
     return page(
         "Projects",
-        f"<h1>Projects</h1>{table}<h2>Token usage per day</h2>{usage_chart(usage)}",
+        f"<h1>Projects</h1>{table}<h2>Memory in context per day</h2>"
+        f"{context_table(context, usage)}<h2>Token usage per day</h2>{usage_chart(usage)}",
         token,
+    )
+
+
+def context_table(context: Sequence[dict[str, Any]], usage: Sequence[dict[str, Any]]) -> str:
+    """Per UTC day: the characters the hooks injected (in all and per chat, by its short id),
+    how many injections, and the model tokens spent that day beside them."""
+    if not context:
+        return "<p class=muted>Nothing injected yet.</p>"
+    tokens = {str(d["day"]): int(d["input_tokens"]) + int(d["output_tokens"]) for d in usage}
+    rows = "".join(
+        f"<tr><td>{escape(str(d['day']))}</td><td class=num>{int(d['chars']):,}</td>"
+        f"<td class=num>{int(d['injections']):,}</td><td class=id>"
+        + escape(", ".join(f"{tag} {chars:,}" for tag, chars in sorted(d["chats"].items())))
+        + f"</td><td class=num>{tokens.get(str(d['day']), 0):,}</td></tr>"
+        for d in context
+    )
+    return (
+        "<table id=context><tr><th>Day (UTC)</th><th class=num>Characters injected</th>"
+        "<th class=num>Injections</th><th>Per chat (characters)</th>"
+        f"<th class=num>Model tokens</th></tr>{rows}</table>"
     )
 
 
 def _chat_rows(chats: Sequence[ChatInfo], token: str) -> str:
     rows = "".join(
         f"<tr><td>{_chat_link(c.session, token, c.first_prompt or c.session)}"
-        f"<div class='id muted'>{escape(c.session)}</div></td><td>{_stamp(c.created_at)}</td>"
+        f"<div class='id muted'>chat {chat_tag(c.session)}</div></td><td>{_stamp(c.created_at)}</td>"
         f"<td>{_stamp(c.updated_at)}</td><td class=num>{c.subtopics}</td>"
         f"<td class=num>{c.facts}</td><td class=num>{c.map_bytes:,}</td>"
         f"<td class=num>{c.injections}</td></tr>"
@@ -281,11 +310,7 @@ def chat_page(chat: ChatView, token: str) -> str:
         tree = f"<p class=muted>The map could not be read: {escape(info.problem)}</p>"
     else:
         tree = "<p class=muted>No map yet.</p>"
-    log = "".join(
-        f"<tr><td>{_when(i.at)}</td><td>{escape(i.event)}</td><td class=num>{i.chars:,}</td>"
-        f"<td class=id>{escape(' '.join(i.ids))}</td></tr>"
-        for i in chat.injections
-    )
+    log = "".join(_injection_row(i) for i in chat.injections)
     injections = (
         "<table id=injections><tr><th>When (UTC)</th><th>Hook</th><th class=num>Characters</th>"
         f"<th>Items shown</th></tr>{log}</table>"
@@ -295,11 +320,49 @@ def chat_page(chat: ChatView, token: str) -> str:
     title = info.first_prompt or info.session
     return page(
         title,
-        f"<h1>{escape(title)}</h1><p class=muted>chat <span class=id>{escape(info.session)}</span>"
-        f" &middot; project {project} &middot; started {_stamp(info.created_at)} &middot; "
-        f"{info.subtopics} subtopics, {info.facts} facts</p>{latest}"
+        f"<h1>{escape(title)}</h1><p class=muted>chat <span class=id>{chat_tag(info.session)}"
+        f"</span> &middot; project {project} &middot; started {_stamp(info.created_at)} &middot; "
+        f"{info.subtopics} subtopics, {info.facts} facts &middot; <span class=id "
+        f'title="the agent\'s session id, for --session">session {escape(info.session)}</span>'
+        f"</p>{task_box(chat.task)}{latest}"
         f"<h2>Map</h2>{tree}<h2>Injected into this chat</h2>{injections}",
         token,
+    )
+
+
+def task_box(task: CurrentTask | None) -> str:
+    """The chat's current task as `cms show` prints it first: goal, next steps, done."""
+    if task is None or task.is_empty():
+        return ""
+
+    def items(title: str, lines: Sequence[str]) -> str:
+        rows = "".join(f"<li>{escape(line)}</li>" for line in lines)
+        return f"<h3>{title}</h3><ul>{rows}</ul>" if rows else ""
+
+    goal = f"<p><b>Goal:</b> {escape(task.goal)}</p>" if task.goal else ""
+    earlier = (
+        f"<p class=muted>Earlier goal: {escape(task.previous_goal)}</p>"
+        if task.previous_goal
+        else ""
+    )
+    return (
+        f"<h2>Current task</h2><div id=task class=box>{goal}{items('Refined', task.refined)}"
+        f"{items('Next', task.next)}{items('Done', task.done)}{earlier}</div>"
+    )
+
+
+def _injection_row(injection: Injection) -> str:
+    """One injection: when, which hook, its size and its items, expandable to its text."""
+    ids = escape(" ".join(injection.ids)) or "-"
+    shown = (
+        f"<details><summary class=id>{ids}</summary>"
+        f"<pre class=injected>{escape(injection.text)}</pre></details>"
+        if injection.text
+        else ids
+    )
+    return (
+        f"<tr><td>{_when(injection.at)}</td><td>{escape(injection.event)}</td>"
+        f"<td class=num>{injection.chars:,}</td><td class=id>{shown}</td></tr>"
     )
 
 

@@ -69,7 +69,11 @@ def build_app(token: str) -> Starlette:
         return endpoint
 
     def home(request: Request) -> Response:
-        return _html(pages.home_page(catalog.list_projects(), catalog.usage_by_day(), token))
+        return _html(
+            pages.home_page(
+                catalog.list_projects(), catalog.usage_by_day(), token, catalog.context_by_day()
+            )
+        )
 
     def project(request: Request) -> Response:
         found = catalog.find_project(request.path_params["project"])

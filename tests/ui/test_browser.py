@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cms.observations.ids import chat_tag
 from cms.ui.server import UiServer
 from tests.hooks.test_project_memory import CHAT_A
 from tests.ui.conftest import BuiltMemory
@@ -139,3 +141,33 @@ def test_a_wrong_token_is_refused_in_the_browser(page: Any, ui_server: UiServer)
     reply = page.goto(ui_server.url.replace(ui_server.token, "not-the-token"))
     assert reply is not None and reply.status == 403
     assert "Forbidden" in page.content() and "PostgreSQL" not in page.content()
+
+
+def test_a_chat_page_shows_its_task_one_chat_id_and_what_each_injection_said(
+    page: Any, ui_server: UiServer, memory: BuiltMemory
+) -> None:
+    open_project(page, ui_server, memory)
+    tag = chat_tag("chat-a-0001")
+    assert f"chat {tag}" in page.locator("#chats").inner_text()
+    assert "chat-a-0001" not in page.locator("#chats").inner_text()  # one id per chat
+    page.click("text=We decided to use PostgreSQL 16")
+    assert f"chat {tag}" in page.locator("main p.muted").first.inner_text()
+    task = page.locator("#task").inner_text()
+    assert "Goal:" in task, task
+    expandable = page.locator("#injections details")
+    assert expandable.count() >= 1
+    expandable.first.locator("summary").click()
+    said = expandable.first.locator("pre.injected").inner_text()
+    assert "Reference data from cms memory" in said, said
+    screenshot(page, "chat-task")
+
+
+def test_the_home_page_shows_what_memory_cost_in_context_per_day(
+    page: Any, ui_server: UiServer, memory: BuiltMemory
+) -> None:
+    page.goto(ui_server.url)
+    table = page.locator("#context").inner_text()
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    assert today in table and chat_tag("chat-a-0001") in table, table
+    row = page.locator("#context tr", has_text=today).inner_text()
+    assert "3,000" in row  # the model tokens of the day beside the characters (2,500 + 500)
