@@ -353,12 +353,12 @@ def task_box(task: CurrentTask | None) -> str:
 
 def _injection_row(injection: Injection) -> str:
     """One injection: when, which hook, its size and its items, expandable to its text."""
-    ids = escape(" ".join(injection.ids)) or "-"
+    ids = escape(" ".join(injection.ids))
     shown = (
-        f"<details><summary class=id>{ids}</summary>"
+        f"<details><summary class=id>{ids or 'what was injected'}</summary>"
         f"<pre class=injected>{escape(injection.text)}</pre></details>"
         if injection.text
-        else ids
+        else ids or "-"
     )
     return (
         f"<tr><td>{_when(injection.at)}</td><td>{escape(injection.event)}</td>"
