@@ -1,4 +1,4 @@
-"""`cms ui`: serve the read-only memory viewer on 127.0.0.1 until Ctrl-C.
+"""`cms ui`: serve the memory viewer on 127.0.0.1 until Ctrl-C (read-only unless --edit).
 
 Prints the URL (with its access token) as the first line, opens the browser unless --no-open,
 and logs start and stop; starlette and uvicorn load only for this command.
@@ -23,11 +23,16 @@ def ui(
     no_open: Annotated[
         bool, typer.Option("--no-open", help="Do not open a browser; just print the URL.")
     ] = False,
+    edit: Annotated[
+        bool,
+        typer.Option("--edit", help="Allow correcting and forgetting observations on the page."),
+    ] = False,
 ) -> None:
-    """Browse the memory in a local read-only web page (127.0.0.1, a token in the URL)."""
+    """Browse the memory in a local web page (127.0.0.1, a token in the URL); read-only unless
+    --edit, which adds forms to correct or forget an observation."""
     from cms.ui.server import UiServer, open_in_browser
 
-    server = UiServer(port)
+    server = UiServer(port, editable=edit)
     print(server.url, flush=True)
     log_event("info", "ui_start", port=server.port)
     cleanup = None if no_open else open_in_browser(server.url)

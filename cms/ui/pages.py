@@ -57,12 +57,13 @@ def _when(seconds: float) -> str:
     return escape(time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds)))
 
 
-def page(title: str, body: str, token: str) -> str:
+def page(title: str, body: str, token: str, editable: bool = False) -> str:
     home = href("/", token)
+    mode = "editing enabled" if editable else "read-only"
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{escape(title)} - cms</title><style>{STYLE}</style></head><body>"
-        f'<header><a href="{home}"><b>cms</b> memory</a> <span class=muted>(read-only)</span>'
+        f'<header><a href="{home}"><b>cms</b> memory</a> <span class=muted>({mode})</span>'
         f"</header><main>{body}</main></body></html>"
     )
 
@@ -169,20 +170,31 @@ def _chat_rows(chats: Sequence[ChatInfo], token: str) -> str:
     )
 
 
-def _observation_row(obs: Observation, now: float) -> str:
+def _edit_link(project: str, obs_id: int, token: str, editable: bool) -> str:
+    if not editable:
+        return ""
+    path = f"/project/{quote(project, safe='')}/item/{obs_id}"
+    return f' <a class=edit href="{href(path, token)}">edit</a>'
+
+
+def _observation_row(obs: Observation, now: float, edit: str = "") -> str:
     body = f"<div>{escape(obs.body)}</div>" if obs.body and obs.body != obs.title else ""
     files = f"<div class=muted>files: {escape(', '.join(obs.files))}</div>" if obs.files else ""
     return (
-        f"<tr><td class=id>O{obs.id}</td><td><b>{escape(obs.title)}</b>{body}{files}</td>"
+        f"<tr><td class=id>O{obs.id}{edit}</td><td><b>{escape(obs.title)}</b>{body}{files}</td>"
         f"<td>{escape(obs.branch or '-')}</td><td class=num>{obs.importance}</td>"
         f"<td>{escape(format_age(now - obs.updated_at))}</td></tr>"
     )
 
 
-def _memory_sections(view: ProjectMemoryView, token: str) -> str:
+def _memory_sections(
+    view: ProjectMemoryView, token: str, project: str = "", editable: bool = False
+) -> str:
     now = time.time()
     rules = "".join(
-        f"<li><span class=id>O{r.observation.id}</span> <span class=tag>{escape(r.observation.kind)}</span> "
+        f"<li><span class=id>O{r.observation.id}</span>"
+        f"{_edit_link(project, r.observation.id, token, editable)} "
+        f"<span class=tag>{escape(r.observation.kind)}</span> "
         f"{escape(r.observation.title)}"
         + (f" &mdash; {escape(r.observation.body)}" if r.observation.body else "")
         + "".join(
@@ -210,7 +222,9 @@ def _memory_sections(view: ProjectMemoryView, token: str) -> str:
         )
         + "<table class=observations><tr><th>Id</th><th>Observation</th><th>Branch</th>"
         "<th class=num>Importance</th><th>Updated</th></tr>"
-        + "".join(_observation_row(o, now) for o in items)
+        + "".join(
+            _observation_row(o, now, _edit_link(project, o.id, token, editable)) for o in items
+        )
         + "</table>"
         for kind, items in view.by_kind.items()
     )
@@ -246,6 +260,7 @@ def project_page(
     query: str,
     hits: Sequence[MemoryHit],
     token: str,
+    editable: bool = False,
 ) -> str:
     action = escape("/project/" + quote(project.id, safe=""))
     form = (
@@ -255,7 +270,7 @@ def project_page(
         " <button type=submit>Search</button></form>"
     )
     memory = (
-        _memory_sections(view, token)
+        _memory_sections(view, token, project.id, editable)
         if view is not None
         else "<p class=muted>This project has no observation store yet.</p>"
     )
@@ -265,6 +280,41 @@ def project_page(
         f"<h1>{escape(project.id)}</h1>{folder}{form}{search_results(query, hits, token)}"
         f"<h2>Chats</h2>{_chat_rows(project.chats, token)}{memory}",
         token,
+        editable,
+    )
+
+
+def item_page(project: ProjectInfo, obs: Observation, token: str, csrf: str) -> str:
+    """`cms ui --edit`: correct an observation (a new version; the old one kept as history) or
+    forget it, each a form that carries the CSRF token; forgetting asks to confirm."""
+    base = f"/project/{quote(project.id, safe='')}/item/{obs.id}"
+    hidden = f'<input type=hidden name=csrf value="{escape(csrf)}">'
+    state = (
+        f"<p class=muted>Superseded by O{obs.superseded_by}: correct that one instead.</p>"
+        if obs.superseded_by is not None
+        else ""
+    )
+    correct = (
+        f'<form id=correct method=post action="{href(base + "/correct", token)}">{hidden}'
+        f'<p><label>Title<br><input name=title size=90 maxlength=200 value="{escape(obs.title)}">'
+        f"</label></p><p><label>Text<br><textarea name=body rows=6 cols=90 maxlength=4000>"
+        f"{escape(obs.body)}</textarea></label></p>"
+        "<button type=submit>Store the correction</button> <span class=muted>a new version "
+        "replaces this one, which is kept as history (corrected by the user)</span></form>"
+    )
+    forget = (
+        f'<form id=forget method=post action="{href(base + "/forget", token)}">{hidden}'
+        "<label><input type=checkbox name=confirm value=yes required> Yes, delete "
+        f"O{obs.id} for good</label> <button type=submit>Forget</button></form>"
+    )
+    back = href(f"/project/{quote(project.id, safe='')}", token)
+    return page(
+        f"O{obs.id}",
+        f"<h1>O{obs.id} <span class=tag>{escape(obs.kind)}</span></h1>"
+        f'<p><a href="{back}">{escape(project.id)}</a></p>{state}'
+        f"<h2>Correct</h2>{correct}<h2>Forget</h2>{forget}",
+        token,
+        editable=True,
     )
 
 

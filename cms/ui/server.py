@@ -2,7 +2,9 @@
 127.0.0.1 only, for as long as the command runs.
 
 The only module that imports starlette and uvicorn. Every request must carry the token (else
-403) and name this host (else 403: no DNS rebinding); only GET exists, and nothing here writes.
+403) and name this host (else 403: no DNS rebinding). Read-only by default (only GET); with
+editing enabled (`cms ui --edit`) two POST forms correct or forget an observation, each refused
+unless it carries the server's CSRF token and comes from this origin.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote
 
 import uvicorn
 from starlette.applications import Starlette
@@ -23,7 +25,7 @@ from starlette.routing import Route
 from cms.errors import CmsError
 from cms.log import log_event
 from cms.search.project import MemoryHit, search_project
-from cms.ui import catalog, pages
+from cms.ui import catalog, edits, pages
 
 HOST = "127.0.0.1"
 SEARCH_RESULTS = 10  # hits per search, as many as `cms search -k 10`
@@ -47,14 +49,24 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
         headers={
             "Cache-Control": "no-store",
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-            "Referrer-Policy": "no-referrer",
+            "Referrer-Policy": "same-origin",  # a form post carries its Origin
             "X-Frame-Options": "DENY",
         },
     )
 
 
-def build_app(token: str) -> Starlette:
-    """The read-only app; every page reads $CMS_HOME afresh, so it shows memory as it is now."""
+def _same_origin(request: Request) -> bool:
+    """A form post from this server's own pages: its Origin (or, without one, its Referer)
+    names this host and port."""
+    host = request.headers.get("host", "")
+    origin = request.headers.get("origin") or request.headers.get("referer") or ""
+    return bool(host) and origin.split("?", 1)[0].rstrip("/").split("/")[2:3] == [host]
+
+
+def build_app(token: str, *, editable: bool = False) -> Starlette:
+    """The app; every page reads $CMS_HOME afresh, so it shows memory as it is now. With
+    editable, observations can be corrected or forgotten through forms (CSRF-checked)."""
+    csrf = secrets.token_urlsafe(18)
 
     def guarded(page: Callable[[Request], Response]) -> Callable[[Request], Response]:
         def endpoint(request: Request) -> Response:  # plain def: Starlette's threadpool runs it
@@ -87,7 +99,7 @@ def build_app(token: str) -> Starlette:
             with memory:
                 hits = search_project(memory, query, k=SEARCH_RESULTS) if query else []
                 view = catalog.memory_view(memory)
-        return _html(pages.project_page(found, view, query, hits, token))
+        return _html(pages.project_page(found, view, query, hits, token, editable))
 
     def chat(request: Request) -> Response:
         view = catalog.chat_view(request.path_params["session"])
@@ -98,12 +110,53 @@ def build_app(token: str) -> Starlette:
     def favicon(request: Request) -> Response:
         return Response(status_code=204)
 
+    def _item(request: Request) -> tuple[catalog.ProjectInfo | None, int]:
+        found = catalog.find_project(request.path_params["project"])
+        number = request.path_params["number"]
+        return found, int(number) if str(number).isdigit() else 0
+
+    def item(request: Request) -> Response:
+        found, number = _item(request)
+        obs = edits.read_item(found, number) if found is not None and number else None
+        if found is None or obs is None:
+            return _html(pages.message_page("Not found", "No such observation.", token), 404)
+        return _html(pages.item_page(found, obs, token, csrf))
+
+    async def change(request: Request) -> Response:
+        if not _allowed(request, token) or not _same_origin(request):
+            return _html(pages.message_page("Forbidden", "Not from this page.", ""), 403)
+        form = {k: v[-1] for k, v in parse_qs((await request.body()).decode("utf-8")).items()}
+        if not secrets.compare_digest(form.get("csrf", "").encode(), csrf.encode()):
+            return _html(pages.message_page("Forbidden", "Missing or stale form token.", ""), 403)
+        found, number = _item(request)
+        if found is None or not number:
+            return _html(pages.message_page("Not found", "No such observation.", token), 404)
+        action = request.path_params["action"]
+        try:
+            if action == "correct":
+                edits.correct_item(found, number, form.get("title", ""), form.get("body", ""))
+            elif form.get("confirm") != "yes":
+                return _html(pages.message_page("Not forgotten", "Confirm to forget.", token), 400)
+            elif not edits.forget_item(found, number):
+                return _html(pages.message_page("Not found", "No such observation.", token), 404)
+        except CmsError as exc:
+            log_event("warning", "ui_edit_refused", str(exc), path=request.url.path)
+            return _html(pages.message_page("Not changed", str(exc), token), 409)
+        log_event("info", "ui_edit", action=action, item=f"O{number}", project=found.id)
+        back = f"/project/{quote(found.id, safe='')}?token={quote(token)}"
+        return Response(status_code=303, headers={"Location": back, "Cache-Control": "no-store"})
+
     routes = [
         Route("/", guarded(home), methods=["GET"]),
         Route("/project/{project}", guarded(project), methods=["GET"]),
         Route("/chat/{session}", guarded(chat), methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),
     ]
+    if editable:
+        routes += [
+            Route("/project/{project}/item/{number}", guarded(item), methods=["GET"]),
+            Route("/project/{project}/item/{number}/{action:str}", change, methods=["POST"]),
+        ]
     return Starlette(routes=routes)
 
 
@@ -111,7 +164,7 @@ class UiServer:
     """The app on a socket bound to 127.0.0.1 (a free port unless one is given): `url` is known
     before serving starts; `run()` blocks until `stop()` or Ctrl-C."""
 
-    def __init__(self, port: int = 0, token: str | None = None) -> None:
+    def __init__(self, port: int = 0, token: str | None = None, *, editable: bool = False) -> None:
         self.token = token or secrets.token_urlsafe(18)
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
@@ -122,7 +175,10 @@ class UiServer:
             raise UiError(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}") from exc
         self.port = int(self._socket.getsockname()[1])
         config = uvicorn.Config(
-            build_app(self.token), log_level="warning", access_log=False, lifespan="off"
+            build_app(self.token, editable=editable),
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
         )
         self._server = uvicorn.Server(config)
 

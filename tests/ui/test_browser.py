@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,10 +19,29 @@ from typing import Any
 
 import pytest
 
+from cms.observations.access import open_project_memory
+from cms.observations.capture import capture_observations
 from cms.observations.ids import chat_tag
+from cms.observations.model import NewObservation
 from cms.ui.server import UiServer
 from tests.hooks.test_project_memory import CHAT_A
+from tests.observations.gitrepo import make_repo
 from tests.ui.conftest import BuiltMemory
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cms(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "cms", *args, "--cwd", str(repo)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    return done.stdout + done.stderr
+
 
 pytestmark = pytest.mark.browser
 
@@ -171,3 +194,79 @@ def test_the_home_page_shows_what_memory_cost_in_context_per_day(
     assert today in table and chat_tag("chat-a-0001") in table, table
     row = page.locator("#context tr", has_text=today).inner_text()
     assert "3,000" in row  # the model tokens of the day beside the characters (2,500 + 500)
+
+
+@pytest.fixture
+def edit_server(tmp_path: Path) -> Iterator[tuple[UiServer, str, Path]]:
+    """`cms ui --edit` over a project of its own (this test's CMS_HOME) with two decisions."""
+    repo = make_repo(tmp_path / "shop")
+    with open_project_memory(repo, create=True) as memory:  # type: ignore[union-attr]
+        capture_observations(
+            memory.store,
+            [
+                NewObservation("decision", "The database port is 5433", "staging and prod"),
+                NewObservation("decision", "Deploys go through make deploy", ""),
+            ],
+            session=None,
+            agent=None,
+            cwd=repo,
+        )
+        project = memory.project.id
+    server = UiServer(0, editable=True)
+    thread = server.start_in_thread()
+    try:
+        yield server, project, repo
+    finally:
+        server.stop()
+        thread.join(timeout=10)
+
+
+def test_with_edit_a_user_corrects_and_forgets_an_observation_on_the_page(
+    page: Any, edit_server: tuple[UiServer, str, Path]
+) -> None:
+    server, project, repo = edit_server
+    page.goto(server.url)
+    page.click(f"text={project}")
+    assert "editing enabled" in page.locator("header").inner_text()
+    page.locator("#in-force a.edit").first.click()
+    page.fill("#correct input[name=title]", "The database port is 6543")
+    page.fill("#correct textarea[name=body]", "through pgbouncer")
+    page.click("#correct button")
+    rules = page.locator("#in-force").inner_text()
+    assert "O3" in rules and "6543" in rules and "replaced" in rules and "5433" in rules, rules
+    item = run_cms(repo, "get", "O1")
+    assert "superseded by O3 (corrected by the user)" in item
+    page.locator("#in-force li", has_text="make deploy").locator("a.edit").click()
+    page.click("#forget button")  # not confirmed: the browser refuses the form
+    assert "/item/" in page.url
+    page.check("#forget input[name=confirm]")
+    page.click("#forget button")
+    assert "make deploy" not in page.locator("#in-force").inner_text()
+    screenshot(page, "edit")
+
+
+def test_an_edit_post_without_the_form_token_or_from_another_origin_is_refused(
+    edit_server: tuple[UiServer, str, Path],
+) -> None:
+    server, project, repo = edit_server
+    base = f"http://127.0.0.1:{server.port}/project/{project}/item/1/forget?token={server.token}"
+    for headers, body in (
+        ({"Origin": f"http://127.0.0.1:{server.port}"}, "confirm=yes&csrf=wrong"),
+        ({"Origin": "http://evil.example"}, "confirm=yes&csrf=wrong"),
+        ({}, "confirm=yes"),
+    ):
+        request = urllib.request.Request(base, data=body.encode(), headers=headers, method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 403
+    assert "The database port is 5433" in run_cms(repo, "get", "O1")
+    read_only = UiServer(0)
+    thread = read_only.start_in_thread()
+    try:
+        url = f"http://127.0.0.1:{read_only.port}/project/{project}/item/1?token={read_only.token}"
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(url, timeout=10)
+        assert missing.value.code == 404  # without --edit there is no such page
+    finally:
+        read_only.stop()
+        thread.join(timeout=10)
