@@ -122,6 +122,7 @@ def run_map_update(
         session_id, cwd, exchange.agent, exchange, retired, offline=offline
     )
     via = "local" if offline else getattr(provider, "name", "model")
+    via = "deferred (a trivial turn)" if report.proposed_by == "deferred" else via
     return (
         f"turn={exchange.turn} via={via} accepted={len(report.accepted)} "
         f"rejected={len(report.rejected)} indexed={facts} promoted={promoted} superseded={marked}"

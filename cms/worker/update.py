@@ -4,6 +4,7 @@ The glue between a chat map, an exchange and a provider: the local extractor ans
 a model provider is asked with the full map view; when every op of a model answer is rejected
 the model is asked once more with the reasons. The model call runs outside the map's lock.
 Each exchange is applied once: its key (agent and last transcript record) is kept beside the map.
+A trivial exchange makes no model call: it waits for the next one (cms.worker.deferred).
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ from cms.providers.model_calls import ask_for_ops
 from cms.supersede import split_supersede
 from cms.transcripts.cleanup import LAST_RECORD
 from cms.transcripts.exchange import Exchange
+from cms.worker.deferred import (
+    clear_deferred,
+    defer_turn,
+    deferred_turns,
+    is_trivial,
+    with_deferred,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,6 +92,16 @@ def _remember_applied(path: StrPath, cmap: CorrelationMap, key: str) -> None:
         write_atomically(_applied_file(path), dump_json(data))
     except OSError as exc:  # the map is saved; a lost key only risks one repeat
         log_event("warning", "applied_unsaved", str(exc))
+
+
+def _remember_keys(path: StrPath, keys: list[str]) -> None:
+    """Count these exchanges as applied to the map at path (turns sent with another's answer)."""
+    try:
+        cmap = load_map(path)
+    except MapError:
+        return
+    for key in keys:
+        _remember_applied(path, cmap, key)
 
 
 def _already_applied(path: StrPath, key: str | None) -> bool:
@@ -191,7 +209,14 @@ def update_chat_map(
 
     if provider is None:
         return local()
-    exchange_text = exchange.render(EXCHANGE_CHARS)
+    waiting = deferred_turns(path)
+    if key is not None and is_trivial(exchange):
+        current = _current_map(path, session_id, project)
+        if not _propose_local(current, exchange)["ops"]:  # nothing to keep but the words
+            defer_turn(path, key, exchange)
+            log_event("info", "trivial_turn_deferred", key, session=session_id)
+            return ApplyReport(proposed_by="deferred")
+    exchange_text = with_deferred(waiting, exchange.render(EXCHANGE_CHARS))
 
     offered = dict(earlier or {})
     retired: list[str] = []
@@ -216,6 +241,10 @@ def update_chat_map(
     def done(report: ApplyReport) -> ApplyReport:
         if retired and retire is not None:
             retire(list(retired))
+        if waiting and not report.all_rejected:  # the waiting turns went with this answer
+            sent = [k for k, _text in waiting]
+            _remember_keys(path, sent)
+            clear_deferred(path, sent)
         return report
 
     try:

@@ -12,7 +12,8 @@ from cms.map.model import new_map
 from cms.map.ops import apply_ops
 from cms.map.store import load_map, save_map
 from cms.providers.anthropic_api import AnthropicProvider
-from cms.transcripts.exchange import Exchange
+from cms.transcripts.cleanup import LAST_RECORD
+from cms.transcripts.exchange import Exchange, ToolCall
 from cms.worker.update import update_chat_map
 from tests.fakes.anthropic_server import FakeAnthropicServer, FakeReply
 
@@ -170,3 +171,61 @@ def test_a_damaged_map_is_set_aside_never_sent_and_the_chat_goes_on(
     assert [s.title for s in load_map(path).suns] == ["Storage"]
     assert api_env.message_requests
     assert all("Damaged" not in r.all_text for r in api_env.message_requests)
+
+
+def _turn(n: int, user: str, assistant: str) -> Exchange:
+    return Exchange(user=user, assistant=assistant, turn=n, extra={LAST_RECORD: f"record-{n}"})
+
+
+def test_a_trivial_turn_makes_no_model_call_and_goes_with_the_next_one(
+    tmp_path: Path, api_env: FakeAnthropicServer
+) -> None:
+    path = tmp_path / "map.json"
+    _seed(path)
+    config = make_config(mode="anthropic")
+    provider = AnthropicProvider(config.provider)
+
+    def run(exchange: Exchange):  # type: ignore[no-untyped-def]
+        return update_chat_map(
+            path, exchange, config=config, session_id="chat", project="proj", provider=provider
+        )
+
+    waited = run(_turn(4, "we use bun now", "OK, bun from now on."))
+    assert waited.proposed_by == "deferred" and not api_env.message_requests
+    assert run(_turn(4, "we use bun now", "OK, bun from now on.")).proposed_by == "deferred"
+    api_env.push(_ops({"op": "add_sat", "planet": "P2", "text": "bun is the package manager"}))
+    long_answer = "I looked at the lockfiles and the CI config. " * 8
+    report = run(_turn(5, "check the lockfiles and the CI config for leftovers", long_answer))
+    assert len(report.accepted) == 1 and len(api_env.message_requests) == 1
+    sent = api_env.message_requests[0].all_text
+    assert sent.count("we use bun now") == 1 and "THE LATEST TURN" in sent
+    assert not (tmp_path / "deferred.json").exists()
+    again = run(_turn(4, "we use bun now", "OK, bun from now on."))  # a repeated Stop
+    assert again.accepted == [] and len(api_env.message_requests) == 1
+    assert "trivial_turn_deferred" in "\n".join(log_lines())
+
+
+def test_a_short_turn_with_a_tool_call_is_not_trivial(
+    tmp_path: Path, api_env: FakeAnthropicServer
+) -> None:
+    path = tmp_path / "map.json"
+    _seed(path)
+    config = make_config(mode="anthropic")
+    api_env.push(_ops({"op": "add_sat", "planet": "P2", "text": "Tests pass on main"}))
+    turn = _turn(2, "run the tests", "All green.")
+    turn = Exchange(
+        user=turn.user,
+        assistant=turn.assistant,
+        turn=2,
+        tools=(ToolCall(name="Bash", input="pytest -q", output="12 passed"),),
+        extra=turn.extra,
+    )
+    report = update_chat_map(
+        path,
+        turn,
+        config=config,
+        session_id="chat",
+        project="proj",
+        provider=AnthropicProvider(config.provider),
+    )
+    assert len(report.accepted) == 1 and len(api_env.message_requests) == 1
