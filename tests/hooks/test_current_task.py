@@ -181,3 +181,23 @@ def test_a_secret_in_a_request_never_reaches_the_task_file(tmp_path: Path) -> No
     text = (Path(paths.chat_dir(SESSION)) / FILE_NAME).read_text(encoding="utf-8")
     assert "deploy staging" in text.lower()
     assert [needle for needle in SECRETS if needle in text] == []
+
+
+def test_a_next_step_the_agent_then_reports_done_leaves_the_task_cms_show_prints(
+    tmp_path: Path,
+) -> None:
+    stop_turns(
+        tmp_path,
+        [
+            (
+                "Add rate limiting to the orders API.",
+                "I added a token bucket in app/limit.py.\n\nNext steps:\n1. Add tests for the "
+                "limiter.\n2. Document the limits in README.md.",
+            ),
+            ("Go on.", "I added tests for the limiter in tests/test_limit.py; they pass."),
+        ],
+        session="chat-task-done",
+    )
+    shown = cms("show", "--session", "chat-task-done").stdout.splitlines()
+    assert "  Next: Document the limits in README.md." in shown, shown
+    assert not any("Add tests for the limiter" in line for line in shown if "Next" in line)

@@ -203,6 +203,27 @@ def test_finished_work_takes_the_steps_it_covers_out_of_next() -> None:
     assert task.done == ["Wired the bucket into the request middleware."]
 
 
+def test_a_short_step_is_dropped_once_the_work_reported_holds_all_its_words() -> None:
+    task = run(
+        (
+            "Add rate limiting to the API.",
+            "I added a token bucket in app/limit.py.\n\nNext steps:\n1. Add tests for the "
+            "limiter.\n2. Document the limits in README.md.",
+        ),
+        ("Go on.", "Added the limiter to the upload endpoint."),
+    )
+    assert task.next == ["Add tests for the limiter.", "Document the limits in README.md."]
+    task = run(
+        (
+            "Add rate limiting to the API.",
+            "I added a token bucket in app/limit.py.\n\nNext steps:\n1. Add tests for the "
+            "limiter.\n2. Document the limits in README.md.",
+        ),
+        ("Go on.", "I added tests for the limiter in tests/test_limit.py; they pass."),
+    )
+    assert task.next == ["Document the limits in README.md."]
+
+
 def test_done_keeps_the_newest_few_and_says_each_thing_once() -> None:
     parts = ("parser", "lexer", "cache", "router", "logger", "scheduler", "mailer", "exporter")
     turns = [("Add rate limiting.", "")] + [
