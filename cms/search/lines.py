@@ -1,5 +1,6 @@
 """Which ranked hits become result lines: each thing said once, and the newest statement of a
-subject before the older ones, which are marked as history. Knows nothing of hooks or of typer.
+subject before the older ones, which are marked as history; an observation whose files changed
+since is marked so. Knows nothing of hooks or of typer.
 """
 
 from __future__ import annotations
@@ -112,3 +113,40 @@ def read_meanings(memory: ProjectMemory, hits: list[MemoryHit]) -> None:
     for table, found in ((facts, found_facts), (observations, found_observations)):
         for n, blob in found.items():
             table[n].stored_meaning = blob
+
+
+def mark_files_moved_on(memory: ProjectMemory, hits: list[MemoryHit]) -> list[MemoryHit]:
+    """The hits with each project observation whose named files changed or vanished since it
+    was captured marked so (its line says it: the code may have moved on)."""
+    from cms.observations.filestate import files_moved_on
+
+    ours = [h for h in hits if h.id[:1] == "O" and not h.personal]
+    moved = files_moved_on(memory.store, memory.project.root, [int(h.id[1:]) for h in ours])
+    for hit in ours:
+        hit.files_moved_on = moved.get(int(hit.id[1:]), "")
+    return hits
+
+
+def distinct_rules(rules: list[MemoryHit], held: dict[int, frozenset[str]]) -> list[MemoryHit]:
+    """The rules, each restatement folded into the rule it restates: the same words of the
+    asked subject and no value the other does not name ("I'll add the '@retry' decorator to
+    my methods" and "Add the '@retry' decorator from 'pedantic' to all methods"). The richer
+    of the two stays, in the place of the first: the rules listed are as many different ones."""
+    from cms.observations.subject import values_of
+
+    kept: list[tuple[MemoryHit, frozenset[str]]] = []
+    for rule in rules:
+        values = values_of(rule.text)
+        same = [
+            n
+            for n, (other, named) in enumerate(kept)
+            if values
+            and named
+            and held[id(rule)] == held[id(other)]
+            and (values <= named or named <= values)
+        ]
+        if not same:
+            kept.append((rule, values))
+        elif kept[same[0]][1] < values:  # the later one names more: it takes the place
+            kept[same[0]] = (rule, values)
+    return [rule for rule, _ in kept]

@@ -20,7 +20,14 @@ from cms.observations.recall import (
     recall,
 )
 from cms.record import Record
-from cms.search.lines import each_said_once, first_in_force, newest_first, read_meanings
+from cms.search.lines import (
+    distinct_rules,
+    each_said_once,
+    first_in_force,
+    mark_files_moved_on,
+    newest_first,
+    read_meanings,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -343,43 +350,6 @@ def search_project(
     return mark_files_moved_on(memory, ranked)
 
 
-def mark_files_moved_on(memory: ProjectMemory, hits: list[MemoryHit]) -> list[MemoryHit]:
-    """The hits with each project observation whose named files changed or vanished since it
-    was captured marked so (its line says it: the code may have moved on)."""
-    from cms.observations.filestate import files_moved_on
-
-    ours = [h for h in hits if h.id[:1] == "O" and not h.personal]
-    moved = files_moved_on(memory.store, memory.project.root, [int(h.id[1:]) for h in ours])
-    for hit in ours:
-        hit.files_moved_on = moved.get(int(hit.id[1:]), "")
-    return hits
-
-
-def _distinct_rules(rules: list[MemoryHit], held: dict[int, frozenset[str]]) -> list[MemoryHit]:
-    """The rules, each restatement folded into the rule it restates: the same words of the
-    asked subject and no value the other does not name ("I'll add the '@retry' decorator to
-    my methods" and "Add the '@retry' decorator from 'pedantic' to all methods"). The richer
-    of the two stays, in the place of the first: the rules listed are as many different ones."""
-    from cms.observations.subject import values_of
-
-    kept: list[tuple[MemoryHit, frozenset[str]]] = []
-    for rule in rules:
-        values = values_of(rule.text)
-        same = [
-            n
-            for n, (other, named) in enumerate(kept)
-            if values
-            and named
-            and held[id(rule)] == held[id(other)]
-            and (values <= named or named <= values)
-        ]
-        if not same:
-            kept.append((rule, values))
-        elif kept[same[0]][1] < values:  # the later one names more: it takes the place
-            kept[same[0]] = (rule, values)
-    return [rule for rule, _ in kept]
-
-
 def _qualifying(query: str, wanted: frozenset[str]) -> frozenset[str]:
     """The words of wanted that the query uses only to qualify another noun (none asked: none,
     and the subject module is not even imported: the prompt hook's path)."""
@@ -425,7 +395,7 @@ def _ranked(
     SUBJECT_SHARE of the words of the question's subject (wanted) come first, the most of them
     first, then those using more of them as the question does (as the thing itself or only to
     qualify another noun, `modifiers`: "what is our convention for functions?" asks of
-    functions before function names), restatements folded (_distinct_rules), all listed up to
+    functions before function names), restatements folded (lines.distinct_rules), all listed up to
     RULES_LISTED, even past k: such a question is answered by every rule on its subject. Hits
     known by an id in exclude are left out first (the prompt hook's items already shown: the
     rules listed must not crowd out fresh ones); then each thing said once and the newest of a
@@ -444,7 +414,7 @@ def _ranked(
 
         needed = math.ceil(SUBJECT_SHARE * len(wanted))
         held = {id(h): wanted & frame_of(h.text) for h in hits}
-        on_subject = _distinct_rules(
+        on_subject = distinct_rules(
             sorted(
                 (h for h in hits if h.kind in STANDING_KINDS and len(held[id(h)]) >= needed),
                 key=lambda h: (-len(held[id(h)]), -_roles_kept(held[id(h)], h.text, modifiers)),
