@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     Mark = tuple[str, str, int, int]  # (path relative to the root, blob id, size, mtime in ns)
 
+BATCH = 500  # ids per query
 MAX_HASHED = 4 * 1024 * 1024  # a bigger file is judged by size and time alone
 CHANGED = "file changed since"
 GONE = "file gone"
@@ -70,17 +71,18 @@ def record_marks(conn: sqlite3.Connection, observation: int, marks: Sequence[Mar
 
 
 def stored_marks(conn: sqlite3.Connection, observations: Sequence[int]) -> dict[int, list[Mark]]:
-    """The recorded file states of these observations (those without files are absent)."""
-    if not observations:
-        return {}
-    marks = ",".join("?" * len(observations))
+    """The recorded file states of these observations (those without files are absent); asked
+    in batches, so any number of ids stays under SQLite's limit of query parameters."""
     found: dict[int, list[Mark]] = {}
-    for obs, path, blob, size, mtime in conn.execute(
-        f"SELECT observation, path, blob, size, mtime_ns FROM file_marks "
-        f"WHERE observation IN ({marks}) ORDER BY observation, path",
-        tuple(observations),
-    ):
-        found.setdefault(int(obs), []).append((str(path), str(blob), int(size), int(mtime)))
+    for start in range(0, len(observations), BATCH):
+        batch = tuple(observations[start : start + BATCH])
+        marks = ",".join("?" * len(batch))
+        for obs, path, blob, size, mtime in conn.execute(
+            f"SELECT observation, path, blob, size, mtime_ns FROM file_marks "
+            f"WHERE observation IN ({marks}) ORDER BY observation, path",
+            batch,
+        ):
+            found.setdefault(int(obs), []).append((str(path), str(blob), int(size), int(mtime)))
     return found
 
 
