@@ -82,16 +82,15 @@ def file_notes(store: ObservationStore) -> dict[str, object]:
         for key in found:
             keys.setdefault(key, []).append(item)
 
-    live = [row_to_observation(row) for row in observations]
-    stored = store.read(lambda c: stored_marks(c, [o.id for o in live]))
-    marks: dict[str, list[list[object]]] = {}
-    for obs in live:
+    for row in observations:
+        obs = row_to_observation(row)
         item = f"O{obs.id}"
         line = f"{item} [{obs.kind}] {observation_text(obs, LINE_CHARS)}"
         aliases, found = item_aliases(item, obs.source), _observation_keys(obs)
         add(item, line, aliases, obs.branch, found, changed_on.get(obs.id))
-        if item in items and obs.id in stored:
-            marks[item] = [list(mark) for mark in stored[obs.id]]
+    noted = [int(item[1:]) for item in items if item[:1] == "O"]
+    stored = store.read(lambda c: stored_marks(c, noted))
+    marks = {f"O{i}": [list(mark) for mark in found] for i, found in stored.items()}
     for row in facts:
         fact = IndexedFact.from_row(row)
         text = " ".join(fact.text.split())
