@@ -21,6 +21,7 @@ from cms.jsonio import parse_json
 from cms.map.model import CorrelationMap
 from cms.map.render import render_full, render_index
 from cms.map.store import edit_map, load_map
+from cms.project import identify_project
 from cms.search.command import MAX_K, print_search
 from cms.task.model import CurrentTask, read_task_file, task_file, task_lines
 
@@ -34,11 +35,12 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines."
 
 def show(session: SessionOpt = None, map_file: MapOpt = None, as_json: JsonOpt = False) -> None:
     """Print a chat: its current task, the map index shown to the agent, then every fact with
-    its id."""
-    if session is None and map_file is None and latest_map() is None:
-        _first_contact(as_json)
+    its id (without --session or --map, the chat of this folder's project updated last)."""
+    project = identify_project(Path.cwd()).id
+    if session is None and map_file is None and latest_map(project) is None:
+        _first_contact(as_json, others=latest_map() is not None)
         return
-    path = locate_map(session, None if map_file is None else str(map_file))
+    path = locate_map(session, None if map_file is None else str(map_file), project)
     task = _task_beside(path)
     try:
         cmap = load_map(path)
@@ -62,10 +64,17 @@ def show(session: SessionOpt = None, map_file: MapOpt = None, as_json: JsonOpt =
         print(f"\narchived subtopics: {', '.join(f'{p.id} {p.title}' for p in cmap.archive)}")
 
 
-def _first_contact(as_json: bool) -> None:
-    """What `cms show` says before any chat has a map: nothing is wrong, here is what fills it."""
+def _first_contact(as_json: bool, *, others: bool) -> None:
+    """What `cms show` says before a chat of this project has a map: nothing is wrong, here is
+    what fills it (another project's chats are never shown in its place)."""
     if as_json:
         print_json({"chats": 0})
+        return
+    if others:
+        print(
+            "No chat of this project yet (chats of other projects: run `cms show` in their "
+            "folder, or pass --session ID). cms fills this from your next chat here."
+        )
         return
     print(
         "No chat yet. cms fills this from your next chat: after each answer the chat's map of "

@@ -285,7 +285,8 @@ def export(
         from cms.map.render import render_markdown
         from cms.map.store import load_map
 
-        _write_export(render_markdown(load_map(str(locate_map(session)))), output, "the map")
+        here = identify_project(cwd or Path.cwd()).id
+        _write_export(render_markdown(load_map(locate_map(session, None, here))), output, "the map")
         return
     if fmt not in EXPORT_FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(EXPORT_FORMATS)}")

@@ -17,7 +17,7 @@ import typer
 from cms.console import config_checked, print_json
 from cms.errors import MapError
 from cms.observations.access import ProjectMemory, open_project_memory
-from cms.observations.items import UnknownItemError, item_records
+from cms.observations.items import UnknownItemError, item_records, render_item
 
 CwdOpt = Annotated[
     Path | None, typer.Option("--cwd", help="A folder of the project (default: the current one).")
@@ -38,33 +38,6 @@ def _open(cwd: Path | None, session: str | None, *, create: bool = False) -> Pro
     return memory
 
 
-def _print_item(item: dict[str, Any]) -> None:
-    where = str(item.get("path") or item.get("kind"))
-    where += ", yours, every project" if item.get("tier") == "user" else ""
-    print(f"{item['id']} [{where}] ({item['state']})")
-    if item["type"] == "fact":
-        print(item["text"])
-    else:
-        print(item["title"])
-        if item["body"]:
-            print(item["body"])
-        if item["files"]:
-            print("files: " + ", ".join(item["files"]))
-    chat = item.get("session") or "-"
-    print(f"chat {chat}, turn {item.get('turn') or '-'}, created {item['created_at']}, "
-          f"updated {item['updated_at']}")  # fmt: skip
-    if "uses" in item:
-        last = item.get("last_recalled_at") or "never"
-        print(f"injected or recalled {item['uses']} times, last {last}")
-    if item.get("summary_of"):
-        print("summary of " + ", ".join(o["id"] for o in item["summary_of"]) + " (archived):")
-        for original in item["summary_of"]:
-            print(f"  ({original['id']}, {original['updated_at']}): {original['text']}")
-    for old in item["history"]:
-        why = f", {old['reason']}" if old.get("reason") else ""
-        print(f"  was ({old['id']}, {old['updated_at']}{why}): {old['text']}")
-
-
 @config_checked
 def get(
     ids: Annotated[list[str], typer.Argument(help="Ids as injected: O12, 1a2b3c4d/F7, U3.")],
@@ -81,7 +54,7 @@ def get(
     for n, item in enumerate(items):
         if n:
             print()
-        _print_item(item)
+        print(render_item(item))
 
 
 def _records(ids: list[str], cwd: Path | None, session: str | None) -> list[dict[str, Any]]:

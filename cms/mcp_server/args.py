@@ -25,6 +25,10 @@ Cwd = Annotated[
     ),
 ]
 Count = Annotated[int, Field(ge=1, le=50, description="At most this many results.")]
+ItemIds = Annotated[
+    list[str],
+    Field(min_length=1, max_length=20, description="Ids as shown: O12, 1a2b3c4d/F7, U3."),
+]
 ObservationId = Annotated[int, Field(ge=1, description="The observation's id (#N in recall).")]
 ReplacedId = Annotated[int, Field(ge=1, description="The id of the observation replaced.")]
 Title = Annotated[

@@ -167,3 +167,34 @@ def user_item_records(store: ObservationStore, wanted: list[str]) -> list[dict[s
         ]
         items.append(record)
     return items
+
+
+def render_item(item: dict[str, Any]) -> str:
+    """An item record (item_records) as text: id, where, state; its text; chat, turn and times;
+    uses; for a summary its originals; the versions it replaced (with why, when known)."""
+    where = str(item.get("path") or item.get("kind"))
+    where += ", yours, every project" if item.get("tier") == "user" else ""
+    lines = [f"{item['id']} [{where}] ({item['state']})"]
+    if item["type"] == "fact":
+        lines.append(item["text"])
+    else:
+        lines.append(item["title"])
+        lines += [item["body"]] if item["body"] else []
+        lines += ["files: " + ", ".join(item["files"])] if item["files"] else []
+    chat = item.get("session") or "-"
+    lines.append(
+        f"chat {chat}, turn {item.get('turn') or '-'}, created {item['created_at']}, "
+        f"updated {item['updated_at']}"
+    )
+    if "uses" in item:
+        last = item.get("last_recalled_at") or "never"
+        lines.append(f"injected or recalled {item['uses']} times, last {last}")
+    if item.get("summary_of"):
+        lines.append(
+            "summary of " + ", ".join(o["id"] for o in item["summary_of"]) + " (archived):"
+        )
+        lines += [f"  ({o['id']}, {o['updated_at']}): {o['text']}" for o in item["summary_of"]]
+    for old in item["history"]:
+        why = f", {old['reason']}" if old.get("reason") else ""
+        lines.append(f"  was ({old['id']}, {old['updated_at']}{why}): {old['text']}")
+    return "\n".join(lines)

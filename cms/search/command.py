@@ -50,8 +50,10 @@ def print_chat_search(
     from cms.errors import MapNotFoundError
     from cms.map.model import new_map
     from cms.map.store import load_map
+    from cms.project import identify_project
 
-    path = locate_map(session, map_file)
+    project = None if session or map_file else identify_project(os.getcwd()).id
+    path = locate_map(session, map_file, project)
     try:
         cmap = load_map(path)
     except MapNotFoundError:
@@ -80,7 +82,7 @@ def print_project_search(
     memory = open_project_memory(folder, create=False)
     user = open_user_memory()
     try:
-        hits, selector = _select_hits(config, memory, query, k, session, user)
+        hits, selector = select_hits(config, memory, query, k, session, user)
     finally:
         for opened in (memory, user):
             if opened is not None:
@@ -102,7 +104,7 @@ def print_project_search(
         print(neutralise_tags(hit.render(now, session)))
 
 
-def _select_hits(
+def select_hits(
     config: Config,
     memory: ProjectMemory | None,
     query: str,

@@ -222,9 +222,46 @@ def test_show_on_a_fresh_install_says_no_chat_yet_and_exits_0() -> None:
 
 def test_help_cells_are_reflowed_not_broken_where_the_docstring_broke() -> None:
     out = cms("--help").stdout
-    assert "shown to the agent, then every fact with its id." in " ".join(
+    assert "shown to the agent, then every fact with its id (without --session" in " ".join(
         line.strip("│ ").strip() for line in out.splitlines()
     )
     for line in out.splitlines():  # no cell line ends far short of the table's width
         cell = line.strip().strip("│").rstrip()
         assert not (cell.endswith(" with") and len(cell) < 50), line
+
+
+def test_show_and_chat_search_without_a_session_stay_in_this_folders_project(
+    tmp_path: Path,
+) -> None:
+    from cms import paths
+    from cms.map.model import new_map
+    from cms.map.ops import apply_answer
+    from cms.map.store import save_map
+    from cms.project import identify_project
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    cmap = new_map("chat-of-a", identify_project(first).id)
+    ops = {
+        "ops": [
+            {"op": "add_sun", "title": "DB", "planets": [{"title": "Port", "sats": ["Port 5433"]}]}
+        ]
+    }
+    apply_answer(cmap, ops)
+    save_map(paths.map_path("chat-of-a"), cmap)
+
+    def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        return subprocess.run(
+            [sys.executable, "-m", "cms", *args], capture_output=True, text=True, env=env,
+            cwd=cwd, timeout=60, check=False,
+        )  # fmt: skip
+
+    other = run("show", cwd=second)
+    assert other.returncode == 0 and other.stdout.startswith("No chat of this project yet")
+    searched = run("search", "--chat-only", "port", cwd=second)
+    assert searched.returncode == 1 and "Port 5433" not in searched.stdout + searched.stderr
+    assert "no chat of project" in searched.stderr
+    assert "Port 5433" in run("show", cwd=first).stdout
+    assert "Port 5433" in run("search", "--chat-only", "port", cwd=first).stdout

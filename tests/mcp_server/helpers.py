@@ -23,6 +23,7 @@ from cms.config import Config
 from cms.map.ops import apply_answer
 from cms.map.store import edit_map
 from cms.mcp_server import build_server
+from cms.project import identify_project
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,8 +47,11 @@ def make_git_project(path: Path, branch: str = "main") -> Path:
     return path
 
 
-def seed_map(session: str, ops: Sequence[dict[str, Any]], project: str = "p") -> None:
-    """Apply ops to the session's map under its lock (as the Stop hook's update does)."""
+def seed_map(session: str, ops: Sequence[dict[str, Any]], project: str | Path = "p") -> None:
+    """Apply ops to the session's map under its lock (as the Stop hook's update does); the map
+    names project, or the project of that folder."""
+    if isinstance(project, Path):
+        project = identify_project(project).id
 
     def change(cmap: Any) -> tuple[Any, bool]:
         report = apply_answer(cmap, {"ops": list(ops)})

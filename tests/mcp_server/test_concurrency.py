@@ -73,7 +73,7 @@ def run_with_writers(project: Path, calls: Any) -> Any:
 
 def test_concurrent_calls_in_process_all_succeed_while_writers_write(tmp_path: Path) -> None:
     project = make_git_project(tmp_path / "proj")
-    seed_map(SESSION, storage_ops())
+    seed_map(SESSION, storage_ops(), project)
     results: list[tuple[str, Any]] = []
 
     async def calls() -> None:
@@ -111,7 +111,7 @@ def test_concurrent_calls_in_process_all_succeed_while_writers_write(tmp_path: P
 
 def test_concurrent_calls_over_stdio_while_this_process_writes(tmp_path: Path) -> None:
     project = make_git_project(tmp_path / "proj")
-    seed_map(SESSION, storage_ops())
+    seed_map(SESSION, storage_ops(), project)
 
     async def calls() -> list[Any]:
         with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog:

@@ -67,6 +67,7 @@ def test_search_map_without_session_uses_the_chat_updated_last(tmp_path: Path) -
                 "planets": [{"title": "Stuff", "sats": ["The old chat used Redis for the cache"]}],
             }
         ],
+        tmp_path,
     )
     seed_map(
         "newer",
@@ -79,6 +80,7 @@ def test_search_map_without_session_uses_the_chat_updated_last(tmp_path: Path) -
                 ],
             }
         ],
+        tmp_path,
     )
     past = time.time() - 100
     os.utime(paths.map_path("older"), (past, past))
@@ -86,6 +88,17 @@ def test_search_map_without_session_uses_the_chat_updated_last(tmp_path: Path) -
     assert result.structured_content["session"] == "newer"
     assert "Memcached" in text_of(result)
     assert "Redis" not in text_of(result)
+
+
+def test_without_a_session_a_map_tool_never_reads_another_projects_chat(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    seed_map("chat-of-a", storage_ops(), first)
+    result = call(second, "search_map", {"query": "postgres"})
+    assert result.is_error and "no chat of project" in text_of(result)
+    assert "Postgres" not in text_of(call(second, "show_map", {}))
+    assert "Postgres 16" in text_of(call(first, "search_map", {"query": "postgres"}))
 
 
 def test_search_map_limits_results_to_k(tmp_path: Path) -> None:
@@ -100,6 +113,7 @@ def test_search_map_limits_results_to_k(tmp_path: Path) -> None:
                 ],
             }
         ],
+        tmp_path,
     )
     result = call(tmp_path, "search_map", {"query": "cache fact", "k": 3})
     assert len(result.structured_content["facts"]) == 3

@@ -10,7 +10,9 @@ import anyio
 
 from cms.mcp_server import Kind
 from cms.observations.access import open_project_memory
+from cms.observations.capture import capture_observations
 from cms.observations.migrations import KINDS
+from cms.observations.model import NewObservation
 from tests.mcp_server.helpers import git, make_git_project, memory_client, text_of
 
 Steps = Callable[[Any], Awaitable[Any]]
@@ -291,3 +293,37 @@ def test_recall_never_hands_the_model_a_harness_tag_from_stored_text(tmp_path: P
     text = text_of(result)
     assert "make deploy" in text and "<system-reminder>" not in text
     assert "</system-reminder>" not in str(result.structured_content)
+
+
+def test_search_and_get_read_this_projects_whole_memory_and_nothing_of_another(
+    tmp_path: Path,
+) -> None:
+    from tests.mcp_server.helpers import seed_map, storage_ops
+
+    first = make_git_project(tmp_path / "first")
+    second = make_git_project(tmp_path / "second")
+    seed_map("chat-first", storage_ops(), first)
+    with_chat_index = open_project_memory(first, create=True)
+    assert with_chat_index is not None
+    with with_chat_index as memory:
+        capture_observations(
+            memory.store,
+            [NewObservation("decision", "The orders database port is 5433", "")],
+            session=None,
+            agent=None,
+            cwd=first,
+        )
+
+    async def run(cwd: Path) -> tuple[Any, Any]:
+        async with memory_client(cwd) as client:
+            found = await client.call_tool("search", {"query": "orders database port"})
+            got = await client.call_tool("get", {"ids": ["O1"]})
+            return found, got
+
+    found, got = anyio.run(run, first)
+    assert not found.is_error and "O1 [decision]" in text_of(found)
+    assert found.structured_content["results"][0]["id"] == "O1"
+    assert text_of(got).startswith("O1 [decision] (in force)")
+    elsewhere, missing = anyio.run(run, second)
+    assert "5433" not in text_of(elsewhere) and "Postgres" not in text_of(elsewhere)
+    assert missing.is_error and "5433" not in text_of(missing)

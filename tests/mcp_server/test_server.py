@@ -11,6 +11,7 @@ import anyio
 
 from cms import paths
 from cms.mcp_server.map_tools import MapTools
+from cms.mcp_server.memory_tools import MemoryTools
 from cms.mcp_server.observation_tools import ObservationTools
 from tests.mcp_server.helpers import ROOT, memory_client
 
@@ -22,6 +23,8 @@ TOOLS = (
     "update",
     "supersede",
     "correct",
+    "search",
+    "get",
     "forget",
     "stats",
 )
@@ -39,7 +42,11 @@ def test_each_description_is_the_tool_methods_docstring(tmp_path: Path) -> None:
     tools = list_tools(tmp_path)
     assert tuple(t.name for t in tools) == TOOLS
     for tool in tools:
-        method = getattr(MapTools, tool.name, None) or getattr(ObservationTools, tool.name)
+        method = (
+            getattr(MapTools, tool.name, None)
+            or getattr(ObservationTools, tool.name, None)
+            or getattr(MemoryTools, tool.name)
+        )
         assert method.__doc__, tool.name
         assert tool.description == " ".join(method.__doc__.split())
 

@@ -38,7 +38,7 @@ def test_every_tool_answers_over_stdio_and_stdout_carries_only_the_protocol(
     tmp_path: Path,
 ) -> None:
     project = make_git_project(tmp_path / "proj")
-    seed_map("chat-stdio", storage_ops())
+    seed_map("chat-stdio", storage_ops(), project)
     errlog = tmp_path / "server-stderr.txt"
 
     async def steps(client: Any) -> dict[str, Any]:
@@ -83,6 +83,8 @@ def test_every_tool_answers_over_stdio_and_stdout_carries_only_the_protocol(
         "update",
         "supersede",
         "correct",
+        "search",
+        "get",
         "forget",
         "stats",
     }
@@ -131,7 +133,7 @@ def test_the_server_serves_the_project_of_its_working_folder(tmp_path: Path) -> 
 def test_a_client_using_the_initialize_handshake_is_served(tmp_path: Path) -> None:
     """Claude Code and Codex start with `initialize`, not the newer discovery request."""
     project = make_git_project(tmp_path / "proj")
-    seed_map("chat-legacy", storage_ops())
+    seed_map("chat-legacy", storage_ops(), project)
 
     async def run() -> Any:
         with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog:
@@ -191,6 +193,6 @@ def test_request_ids_beyond_64_bits_and_garbage_lines_write_nothing_to_stderr(
     assert server.returncode == 0
     assert {1, 7, 2**63 + 1, *big} <= set(answers)
     assert "error" in answers[2**63 + 1]
-    assert len(answers[2**63]["result"]["tools"]) == 9
+    assert len(answers[2**63]["result"]["tools"]) == 11
     assert len(stderr.splitlines()) <= 2, stderr  # one line per failure at most
     assert "Traceback" not in stderr and "╭" not in stderr, stderr
