@@ -222,10 +222,12 @@ def test_claude_cli_provider_runs_real_cli_without_recursion_or_transcript(
     box.model.push_update(OPS_TURN_ONE, {"ops": []})
     session = box.claude(TURN_ONE, env=env)["session_id"]
     assert FACT in map_facts(box.read_map(session))
-    box.claude("Which port again?", "--resume", session, env=env)
+    box.claude("Which port again? Check it in app/db.py.", "--resume", session, env=env)
 
     updates = box.model.of("update")
-    assert len(updates) == 2, box.model.kinds()  # one per turn: no hook ran inside the inner call
+    # one per turn (the second names a path, so it is no trivial turn that waits for the next):
+    # no hook ran inside the inner call
+    assert len(updates) == 2, box.model.kinds()
     for request in updates:
         assert request.headers.get("user-agent", "").startswith("claude-cli/")  # the real CLI
         assert OPEN not in request.all_text
