@@ -289,8 +289,13 @@ def save_state(session_id: str, state: InjectionState) -> None:
     if state.texts:
         from cms.hooks.injectionlog import append_injected
 
-        for at, event, text in state.texts:
-            append_injected(session_id, at, event, text)
+        try:  # the ui's copy of the text: never a reason to lose the injection itself
+            for at, event, text in state.texts:
+                append_injected(session_id, at, event, text)
+        except OSError as exc:
+            from cms.log import log_event
+
+            log_event("warning", "injection_log_unsaved", str(exc), session=session_id)
         state.texts = []
 
 
