@@ -79,7 +79,8 @@ def handle(event: HookEvent, config: Config) -> str | None:
 
 
 def _moved_on(root: str, marks: object) -> str:
-    """ " (file changed since: a.py)" when a file the item named changed since it was stored."""
+    """What the item's line gains when a file it named changed since it was stored: a space and
+    "(file changed since: a.py)"; "" when none did."""
     if not isinstance(marks, list):
         return ""
     from cms.observations.filestate import staleness
