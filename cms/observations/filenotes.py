@@ -9,6 +9,7 @@ store and knows nothing of hooks.
 from __future__ import annotations
 
 import os
+import sqlite3
 
 from cms.jsonio import dump_json
 from cms.observations.facts import FACT_COLUMNS, IndexedFact
@@ -46,24 +47,18 @@ def file_notes(store: ObservationStore) -> dict[str, object]:
     (overrides.py), and marks: ids -> the state of the files it named when stored (filestate). Only
     live items: no superseded or archived ones, no passages; an observation promoted from a
     chat fact is left to its fact."""
-    observations, facts, overrides = store.read(
-        lambda c: (
-            c.execute(
-                f"SELECT {COLUMNS} FROM observations WHERE superseded_by IS NULL "
-                "AND archived_at IS NULL AND source IS NULL ORDER BY updated_at DESC, id DESC"
-            ).fetchall(),
-            c.execute(
-                f"SELECT {FACT_COLUMNS} FROM facts WHERE superseded_by IS NULL AND archived = 0 "
-                "AND kind != 'passage' ORDER BY updated_at DESC, id DESC"
-            ).fetchall(),
-            c.execute(
-                "SELECT v.older, n.branch FROM overrides v JOIN observations n ON n.id = v.newer "
-                "WHERE n.superseded_by IS NULL ORDER BY v.older, n.branch"
-            ).fetchall(),
-        )
-    )
+    return store.read(_build_notes)
+
+
+def _build_notes(conn: sqlite3.Connection) -> dict[str, object]:
+    """file_notes inside one read transaction: the newest items first, read row by row and
+    stopped once MAX_ITEMS are noted (the worker runs this after every job: its cost must not
+    grow with the store)."""
     changed_on: dict[int, list[str | None]] = {}  # observation -> branches that changed it
-    for older, branch in overrides:
+    for older, branch in conn.execute(
+        "SELECT v.older, n.branch FROM overrides v JOIN observations n ON n.id = v.newer "
+        "WHERE n.superseded_by IS NULL ORDER BY v.older, n.branch"
+    ):
         changed_on.setdefault(older, []).append(branch)
     keys: dict[str, list[str]] = {}
     items: dict[str, list[object]] = {}
@@ -76,22 +71,31 @@ def file_notes(store: ObservationStore) -> dict[str, object]:
         found: list[str],
         changed: list[str | None] | None = None,
     ) -> None:
-        if not found or len(items) >= MAX_ITEMS:
+        if not found:
             return
         items[item] = [line, list(aliases), branch] + ([changed] if changed else [])
         for key in found:
             keys.setdefault(key, []).append(item)
 
-    for row in observations:
+    for row in conn.execute(
+        f"SELECT {COLUMNS} FROM observations WHERE superseded_by IS NULL "
+        "AND archived_at IS NULL AND source IS NULL ORDER BY updated_at DESC, id DESC"
+    ):
+        if len(items) >= MAX_ITEMS:
+            break
         obs = row_to_observation(row)
         item = f"O{obs.id}"
         line = f"{item} [{obs.kind}] {observation_text(obs, LINE_CHARS)}"
         aliases, found = item_aliases(item, obs.source), _observation_keys(obs)
         add(item, line, aliases, obs.branch, found, changed_on.get(obs.id))
     noted = [int(item[1:]) for item in items if item[:1] == "O"]
-    stored = store.read(lambda c: stored_marks(c, noted))
-    marks = {f"O{i}": [list(mark) for mark in found] for i, found in stored.items()}
-    for row in facts:
+    marks = {f"O{i}": [list(m) for m in found] for i, found in stored_marks(conn, noted).items()}
+    for row in conn.execute(
+        f"SELECT {FACT_COLUMNS} FROM facts WHERE superseded_by IS NULL AND archived = 0 "
+        "AND kind != 'passage' ORDER BY updated_at DESC, id DESC"
+    ):
+        if len(items) >= MAX_ITEMS:
+            break
         fact = IndexedFact.from_row(row)
         text = " ".join(fact.text.split())
         found = mention_keys(text) + (command_keys(text) if fact.kind == "command" else [])
