@@ -17,6 +17,7 @@ from cms.transcripts.redact_rules import (
     AUTH_SCHEMES,
     CANDIDATE_MIN,
     COMMAND_HINTS,
+    CREDENTIAL_IDS,
     ID_PREFIXES,
     MARK,
     META_WORDS,
@@ -365,7 +366,9 @@ def _redact_candidate(rules: RedactRules, match: re.Match[str]) -> str:
     run = match.group(0)
     if rules.named_digest.match(run):
         return run
-    if rules.content_label.search(match.string[max(0, match.start() - 24) : match.start()]):
+    before = match.string[max(0, match.start() - 24) : match.start()]
+    label = rules.content_label.search(before)
+    if label and not any(word in before.lower() for word in CREDENTIAL_IDS):
         return run
     return _marker("high_entropy") if looks_random(run) else run
 

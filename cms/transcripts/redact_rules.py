@@ -196,6 +196,10 @@ CONTENT_LABELS = (
 )
 
 
+# An id named after one of these is a credential, not content (session_id=..., csrf id ...).
+CREDENTIAL_IDS = ("session", "cookie", "csrf", "xsrf", "nonce", "auth", "token", "secret")
+
+
 # Secret-like names (KEY=value, "key": "value", ...)
 KEYWORDS = (
     r"password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|"

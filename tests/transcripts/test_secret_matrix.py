@@ -39,3 +39,12 @@ def test_a_secret_shape_is_masked_in_every_placement(name: str, needle: str, lin
 def test_a_harmless_string_keeps_its_meaning(harmless: str) -> None:
     assert redact_text(harmless) == harmless
     assert redact_obj({"line": harmless}) == {"line": harmless}
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["session_id={}", 'sessionId: "{}"', "csrf_token id {}", "the auth id is {}"],
+)
+def test_an_id_named_after_a_session_or_a_credential_is_still_masked(line: str) -> None:
+    secret = "Xk9fQ2mZ7pLw4RtY8vB3nC6hJ1sD5gE0aQ7zW2eR"
+    assert secret not in redact_text(fill(line, secret))
