@@ -70,6 +70,14 @@ class SemanticConfig(Record, frozen=True):
     weight: float = 1.0
 
 
+class TeamConfig(Record, frozen=True):
+    url: str = ""
+    share_user: bool = False
+    user: str = ""
+    sync_interval_seconds: float = 60.0
+    connect_timeout_seconds: float = 5.0
+
+
 class LogConfig(Record, frozen=True):
     max_bytes: int = 1_000_000
     backups: int = 3
@@ -86,6 +94,7 @@ class Config(Record, frozen=True):
     observations: ObservationsConfig = field(default_factory=ObservationsConfig)
     semantic: SemanticConfig = field(default_factory=SemanticConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    team: TeamConfig = field(default_factory=TeamConfig)
     source: str = ""
     warnings: tuple[str, ...] = ()
 
@@ -98,6 +107,7 @@ _SECTIONS: dict[str, type[Record]] = {
     "observations": ObservationsConfig,
     "semantic": SemanticConfig,
     "log": LogConfig,
+    "team": TeamConfig,
 }
 
 # (minimum, maximum) for numbers; allowed values for enumerations.
@@ -120,6 +130,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "semantic.weight": (0, 10),
     "log.max_bytes": (10_000, 10**10),
     "log.backups": (0, 50),
+    "team.sync_interval_seconds": (0, 86_400),
+    "team.connect_timeout_seconds": (1, 120),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "provider.mode": PROVIDER_MODES,
@@ -193,6 +205,11 @@ def load_config(path: str | PathLike[str] | None = None) -> Config:
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
     return parse_config(_parsed_toml(path, raw), source=str(path))
+
+
+def team_url(config: Config) -> str:
+    """The team database's URL: CMS_TEAM_URL, else [team] url ("" when neither is set)."""
+    return os.environ.get("CMS_TEAM_URL", "").strip() or config.team.url.strip()
 
 
 def load_hook_config() -> Config:

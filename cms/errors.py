@@ -59,3 +59,7 @@ class InstallError(CmsError):
 
 class JobError(CmsError):
     """A queued job lacks what its kind needs."""
+
+
+class TeamError(CmsError):
+    """The team database cannot be reached or used (never names its password)."""

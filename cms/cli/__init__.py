@@ -26,6 +26,7 @@ def build_app() -> typer.Typer:
         memory_commands,
         project_commands,
         semantic_command,
+        team_command,
         ui_command,
     )
 
@@ -46,6 +47,7 @@ def build_app() -> typer.Typer:
         memory_commands,
         project_commands,
         semantic_command,
+        team_command,
         ui_command,
     ):
         module.register(app)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 MAP_UPDATE = "map_update"  # one turn to fold into the chat map
 CAPTURE = "capture"  # turn the session into project observations
+TEAM_SYNC = "team_sync"  # sync the project with the team database (a chat started)
 JOB_SUFFIX = ".json"
 JOB_VERSION = 1
 LOCK_NAME = "worker.lock"

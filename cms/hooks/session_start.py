@@ -2,12 +2,13 @@
 
 Injects, after compaction or on resume, the chat's current task first (what it was doing and
 what comes next), then the map index (if any), the project's rules in force and the briefing,
-and records what was shown and the folder the chat runs in. No model call; errors reach the
-runner.
+and records what was shown and the folder the chat runs in; with a team database, queues a sync
+for the worker. No model call; errors reach the runner.
 """
 
 from __future__ import annotations
 
+from cms.config import team_url
 from cms.hooks import inject
 from cms.hooks.indexview import readable_index_view
 from cms.hooks.projectnotes import start_notes
@@ -55,4 +56,10 @@ def handle(event: HookEvent, config: Config) -> str | None:
     if context:
         state.record("SessionStart", context, state.shown)
     inject.save_state(event.session_id, state)
+    if team_url(config):  # what other machines stored since, for the prompts to come
+        from cms.hooks.launch import ensure_worker
+        from cms.hooks.queue import TEAM_SYNC, add_job
+
+        add_job(event.session_id, TEAM_SYNC, {"cwd": event.cwd})
+        ensure_worker(event.session_id)
     return inject.hook_reply("SessionStart", context) if context else None

@@ -193,7 +193,8 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
 
 
 def clear_index(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    """Empty the fact index of map facts (before a rebuild from the maps); returns the
+    """Empty the fact index of this machine's map facts (before a rebuild from the maps; facts
+    pulled from the team database stay, no map here holds them); returns the
     (session, fact id) an update model retired, which no map records, to retire them again."""
     retired = conn.execute(
         "SELECT session, fact_id FROM facts WHERE superseded_by = 0 AND kind != ?", (PASSAGE,)
@@ -202,7 +203,7 @@ def clear_index(conn: sqlite3.Connection) -> list[tuple[str, str]]:
         "UPDATE facts SET superseded_by = NULL WHERE kind = ? AND superseded_by IS NOT NULL",
         (PASSAGE,),
     )
-    conn.execute("DELETE FROM facts WHERE kind != ?", (PASSAGE,))
+    conn.execute("DELETE FROM facts WHERE kind != ? AND origin IS NULL", (PASSAGE,))
     conn.execute("DELETE FROM chat_maps")
     return [(str(a), str(b)) for a, b in retired]
 

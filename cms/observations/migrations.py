@@ -263,6 +263,19 @@ MIGRATIONS: list[tuple[str, str]] = [
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        "019_team_sync",
+        """
+        ALTER TABLE observations ADD COLUMN uid TEXT;
+        CREATE UNIQUE INDEX observations_uid ON observations (uid) WHERE uid IS NOT NULL;
+        ALTER TABLE facts ADD COLUMN origin TEXT;
+        CREATE TABLE team_outbox (
+            item TEXT PRIMARY KEY, seq INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        CREATE TABLE team_gone (uid TEXT PRIMARY KEY, seq INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+        CREATE TABLE team_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -25,11 +25,12 @@ from typing import Any
 from cms import paths
 from cms.config import Config, load_hook_config
 from cms.errors import CmsError, ProviderError
-from cms.hooks.queue import WorkerLock, try_worker_lock, try_worker_slot, worker_running
+from cms.hooks.queue import TEAM_SYNC, WorkerLock, try_worker_lock, try_worker_slot, worker_running
 from cms.log import log_event
 from cms.worker import queue
 from cms.worker.jobs import run_job
 from cms.worker.projectsync import give_meanings, update_file_notes, update_semantic_index
+from cms.worker.teamsync import sync_team
 
 HARD_EXIT_GRACE = 15.0  # seconds past the job timeout before the watchdog ends the process
 POLL_SECONDS = 0.05
@@ -171,6 +172,8 @@ def _step(path: Path, config: Config, result: DrainResult, *, hard_exit: bool) -
     queue.finish_job(job.path)
     result.applied += 1
     log_event("info", "job_done", summary, **fields)
+    if job.kind != TEAM_SYNC:  # what others stored, before the meanings and file notes below
+        sync_team(job.payload.get("cwd"), config, force=False)
     _give_meanings(job)
     _update_semantic_index(job, config)
     _update_file_notes(job)

@@ -1,7 +1,8 @@
 """How the worker carries out a queued job (cms.hooks.queue writes them).
 
-Two kinds: `map_update` (one turn to fold into the chat map: read here from where the Stop hook
-saw it end in the transcript, or an exchange already read) and `capture` (cms.worker.capture).
+Three kinds: `map_update` (one turn to fold into the chat map: read here from where the Stop hook
+saw it end in the transcript, or an exchange already read), `capture` (cms.worker.capture) and
+`team_sync` (cms.worker.teamsync).
 Job payloads hold redacted text only, never a raw transcript. Raises on failure: the drain loop
 (cms.worker.drain) counts, retries and logs.
 """
@@ -15,7 +16,7 @@ from cms.config import Config
 from cms.errors import CmsError, JobError
 from cms.hooks.indexview import warm_index_cache
 from cms.hooks.inject import index_budget, inject_limit
-from cms.hooks.queue import CAPTURE, MAP_UPDATE
+from cms.hooks.queue import CAPTURE, MAP_UPDATE, TEAM_SYNC
 from cms.log import log_event
 from cms.observations.access import open_project_memory
 from cms.observations.chatsync import related_in_force
@@ -26,6 +27,7 @@ from cms.worker.capture import run_capture
 from cms.worker.currenttask import update_task
 from cms.worker.projectsync import sync_project_memory
 from cms.worker.queue import Job
+from cms.worker.teamsync import sync_team
 from cms.worker.turncount import load_turn_count, save_turn_count
 from cms.worker.update import update_chat_map
 
@@ -36,6 +38,8 @@ def run_job(job: Job, config: Config, *, force_local: bool = False) -> str:
         return run_map_update(job.session_id, job.payload, config, force_local=force_local)
     if job.kind == CAPTURE:
         return run_capture(job.session_id, job.payload, config, force_local=force_local)
+    if job.kind == TEAM_SYNC:
+        return sync_team(job.payload.get("cwd"), config, force=True)
     raise JobError(f"unknown job kind {job.kind!r}")
 
 
