@@ -6,6 +6,7 @@ planted `logs/cms.log` or `map.json.lock` link is never written through. Standar
 
 from __future__ import annotations
 
+import errno
 import os
 
 DIR_MODE = 0o700
@@ -50,8 +51,18 @@ def open_private(path: str, flags: int) -> int:
 def ensure_file(path: str) -> None:
     """Make path's folder (0700) and an empty path (0600) unless it exists; a symlink at path is
     refused with OSError. For files another library opens by name (SQLite databases: their
-    -wal and -shm files take the database's mode)."""
+    -wal and -shm files take the database's mode). An existing file is never opened here, only
+    set to 0600 by name: closing any descriptor of a database file drops every lock SQLite
+    holds on it in this process (a second store opened beside a busy one would corrupt it)."""
     make_dirs(os.path.dirname(path) or ".")
+    if os.path.islink(path):
+        raise OSError(errno.ELOOP, "refusing a symlinked file", path)
+    if os.path.isfile(path):
+        try:  # noqa: SIM105 - no contextlib on the hook path
+            os.chmod(path, FILE_MODE)
+        except OSError:  # another owner's file: the library opens it as it may
+            pass
+        return
     try:
         fd = open_private(path, os.O_RDWR | os.O_CREAT)
     except PermissionError:

@@ -219,3 +219,32 @@ def test_the_temp_file_of_a_killed_writer_is_removed_by_the_next_writer(tmp_path
     write_atomically(str(target), b"{}")
     assert target.read_bytes() == b"{}"
     assert not orphan.exists() and live.exists()
+
+
+def test_ensure_file_on_an_open_database_keeps_the_locks_sqlite_holds_on_it(
+    tmp_path: Path,
+) -> None:
+    """Closing any descriptor of a database file drops every POSIX lock of the process on it:
+    ensuring an existing database must not open it (a second store opened beside a reading one
+    let another process take the file and corrupt it)."""
+    import sqlite3
+
+    from cms import privatefile
+
+    path = tmp_path / "store.db"
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("CREATE TABLE t (x)")
+    reader.execute("BEGIN")
+    reader.execute("SELECT * FROM t").fetchall()  # a SHARED lock on the file (rollback journal)
+    privatefile.ensure_file(str(path))
+    other = (
+        "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)\n"
+        "try:\n    c.execute('BEGIN EXCLUSIVE'); print('took it')\n"
+        "except sqlite3.OperationalError as e:\n    print(e)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", other, str(path)], capture_output=True, text=True, check=True
+    )
+    reader.execute("COMMIT")
+    reader.close()
+    assert done.stdout.strip() == "database is locked"
