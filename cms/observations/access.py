@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from cms.paths import StrPath
 
 GIT_CACHE_NAME = "git-cache.json"
+TEAM_BRANCHES_NAME = "team-branches.json"  # other clones' branches, written by a team sync
 USER_PROJECT = "user"  # the project column of the user tier's rows, and its Project id
 
 
@@ -47,12 +48,18 @@ class ProjectMemory:
 
 def project_scope(project: Project) -> BranchScope:
     """The branch scope of a project's work tree, with its ancestry cache file."""
-    from cms.observations.scope import current_scope
+    from cms.observations.scope import branches_elsewhere, current_scope
 
-    cache = os.path.join(paths.project_dir(project.id), GIT_CACHE_NAME)
+    folder = paths.project_dir(project.id)
     common, own = project.git_common_dir, project.git_dir
     folders = (project.root, own, common) if common and own else None
-    return current_scope(project.root, cache_path=cache, folders=folders)
+    elsewhere = branches_elsewhere(os.path.join(folder, TEAM_BRANCHES_NAME))
+    return current_scope(
+        project.root,
+        cache_path=os.path.join(folder, GIT_CACHE_NAME),
+        folders=folders,
+        elsewhere=elsewhere,
+    )
 
 
 def open_project_memory(cwd: StrPath, *, create: bool = True) -> ProjectMemory | None:

@@ -281,26 +281,49 @@ class BranchScope(Record):
         return self.visibility(branch, commit, shared_commit) is not None
 
 
-def scope_from_state(state: GitState | None, cache_path: StrPath | None = None) -> BranchScope:
+def scope_from_state(
+    state: GitState | None,
+    cache_path: StrPath | None = None,
+    elsewhere: dict[str, str] | None = None,
+) -> BranchScope:
+    """The scope of a git state; `elsewhere`, the branches (-> tip) that exist in other clones
+    of the repository (team sync): such a branch is not deleted, whatever this clone has."""
     if state is None:
         return BranchScope.everywhere()
+    tips = {**(elsewhere or {}), **state.branches}
     return BranchScope(
         in_git=True,
         branch=state.branch,
         head=state.head,
         default_branches=state.default_branches,
-        existing_branches=frozenset(state.branches),
+        existing_branches=frozenset(tips),
         gone_branches=state.gone_branches,
         ancestry=LazyAncestry(state.root, state.common_dir, cache_path),
-        branch_tips=state.branches,
+        branch_tips=tips,
     )
+
+
+def branches_elsewhere(path: StrPath) -> dict[str, str]:
+    """The branches (-> tip commit) of other clones, from the file a team sync writes beside the
+    store ({} when it has none: one failed open)."""
+    from cms import jsonio
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = jsonio.loads(handle.read())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def current_scope(
     cwd: StrPath,
     cache_path: StrPath | None = None,
     folders: tuple[str, str, str] | None = None,
+    elsewhere: dict[str, str] | None = None,
 ) -> BranchScope:
     """The branch scope of a working folder; cache_path keeps ancestry answers between runs;
-    folders as for read_git_state."""
-    return scope_from_state(read_git_state(cwd, folders), cache_path)
+    folders as for read_git_state; elsewhere as for scope_from_state."""
+    return scope_from_state(read_git_state(cwd, folders), cache_path, elsewhere)

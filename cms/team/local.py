@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cms import jsonio
 from cms.observations.migrations import KINDS
 from cms.observations.model import title_key
 from cms.record import Record, field
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 OBSERVATION = "observation"
 FACT = "fact"
+BRANCHES = "branches"  # one per machine: the branches (-> tip) its clone has
 RETIRED = "0"  # superseded by nothing that is stored (a fact an update model retired)
 _QUIET = "NOT EXISTS (SELECT 1 FROM team_state WHERE key = 'applying')"
 _SHARED_OBSERVATION = (
@@ -379,6 +381,27 @@ def set_link(conn: sqlite3.Connection, item: Item) -> bool:
     return True
 
 
+def branch_item(machine: str, tips: dict[str, str]) -> Item:
+    """This clone's branches as an item to push (its `fields` are what `branches` records once
+    the server has it)."""
+    return Item(
+        uid=f"{BRANCHES}:{machine}",
+        sort=BRANCHES,
+        fields={"branches": dict(sorted(tips.items()))},
+        machine=machine,
+    )
+
+
+def branches_elsewhere(conn: sqlite3.Connection) -> dict[str, str]:
+    """Every branch (-> tip) the other clones reported."""
+    tips: dict[str, str] = {}
+    for (text,) in conn.execute("SELECT value FROM team_state WHERE key LIKE 'branches:%'"):
+        found = jsonio.loads(text)
+        if isinstance(found, dict):
+            tips.update({k: v for k, v in found.items() if isinstance(v, str)})
+    return tips
+
+
 def _waiting_links(conn: sqlite3.Connection) -> list[Item]:
     rows = conn.execute("SELECT key, value FROM team_state WHERE key LIKE 'link:%'").fetchall()
     return [Item(uid=str(k)[5:], sort=_sort_of(str(k)[5:]), superseded_by=str(v)) for k, v in rows]
@@ -391,6 +414,10 @@ def apply_items(conn: sqlite3.Connection, project: str, items: Iterable[Item]) -
     changed = 0
     kept: list[Item] = []
     for item in items:
+        if item.sort == BRANCHES:
+            tips = item.fields.get("branches")
+            set_state(conn, item.uid, jsonio.dumps(tips if isinstance(tips, dict) else {}))
+            continue
         local = find_local(conn, item.uid)
         if item.deleted:
             if local is not None:

@@ -11,10 +11,12 @@ its error are kept in the store's `team_state` for status and for the worker's p
 
 from __future__ import annotations
 
+import os
 import time
 from functools import partial
 from typing import TYPE_CHECKING
 
+from cms import jsonio
 from cms.config import team_url
 from cms.errors import LockTimeoutError, TeamError
 from cms.locking import exclusive_lock
@@ -52,6 +54,7 @@ def sync_store(
     key: str,
     url: str,
     *,
+    root: str | None = None,
     timeout: float = 5.0,
     wait: float = LOCK_WAIT_SECONDS,
 ) -> SyncReport:
@@ -60,13 +63,13 @@ def sync_store(
     machine = machine_id()
     try:
         with exclusive_lock(f"{store.path}.team", timeout=wait):
-            return _sync_locked(store, key, url, machine, timeout)
+            return _sync_locked(store, key, url, machine, timeout, root)
     except LockTimeoutError:
         return SyncReport(key=key, busy=True)
 
 
 def _sync_locked(
-    store: ObservationStore, key: str, url: str, machine: str, timeout: float
+    store: ObservationStore, key: str, url: str, machine: str, timeout: float, root: str | None
 ) -> SyncReport:
     store.write(lambda c: local.set_state(c, "attempt", f"{time.time():.3f}"))
     try:
@@ -74,7 +77,11 @@ def _sync_locked(
             server.prepare()
             store.write(lambda c: local.enable(c, machine, key))
             pushed = _push(store, server, key, machine)
+            if root is not None:
+                _push_branches(store, server, key, root)
             pulled = _pull(store, server, key, machine)
+        if root is not None:
+            _write_branches_elsewhere(store)
     except TeamError as exc:
         message = str(exc)
         store.write(lambda c: local.set_state(c, "error", message))
@@ -87,6 +94,31 @@ def _sync_locked(
 
     store.write(done)
     return SyncReport(key=key, pushed=pushed, pulled=pulled)
+
+
+def _push_branches(store: ObservationStore, server: TeamServer, key: str, root: str) -> None:
+    """This clone's branches, when they changed since the last push (other clones then know
+    which of its branches exist: their items are not a deleted branch's)."""
+    from cms.observations.scope import read_git_state
+
+    state = read_git_state(root)
+    if state is None:
+        return
+    item = local.branch_item(machine_id(), state.branches)
+    text = jsonio.dumps(item.fields)
+    if store.read(lambda c: local.get_state(c, "branches")) == text:
+        return
+    server.push(key, item.machine, [item])
+    store.write(lambda c: local.set_state(c, "branches", text))
+
+
+def _write_branches_elsewhere(store: ObservationStore) -> None:
+    from cms.observations.access import TEAM_BRANCHES_NAME
+    from cms.privatefile import write_atomically
+
+    tips = store.read(local.branches_elsewhere)
+    path = os.path.join(os.path.dirname(store.path), TEAM_BRANCHES_NAME)
+    write_atomically(path, jsonio.dumps(tips).encode("utf-8"))
 
 
 def _push(store: ObservationStore, server: TeamServer, key: str, machine: str) -> int:
@@ -132,7 +164,9 @@ def sync_project(cwd: str, config: Config) -> list[SyncReport]:
             raise TeamError(
                 "the project has no git commit yet: a team project is keyed by its first commit"
             )
-        reports.append(sync_store(memory.store, key, url, timeout=timeout))
+        reports.append(
+            sync_store(memory.store, key, url, root=memory.project.root, timeout=timeout)
+        )
     if config.team.share_user:
         user = user_key(config.team.user)
         mine = open_user_memory(create=True)

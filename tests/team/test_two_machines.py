@@ -10,6 +10,7 @@ from pathlib import Path
 
 import psycopg
 
+from tests.observations.gitrepo import commit_file, git
 from tests.team.machines import Machine, origin_repository
 
 DECISION = (
@@ -81,3 +82,27 @@ def test_status_names_the_server_without_its_password_and_counts_what_waits(
     a.cms("team", "sync")
     after = a.cms("team", "status").stdout
     assert "pending: 0 item(s)" in after and "last sync: " in after and "never" not in after
+
+
+def test_a_decision_on_an_unmerged_branch_of_one_machine_stays_off_the_others_main(
+    tmp_path: Path, team_url: str
+) -> None:
+    origin = origin_repository(tmp_path)
+    a = Machine(tmp_path / "a", origin, team_url)
+    b = Machine(tmp_path / "b", origin, team_url)
+    a.cms("remember", "--kind", "decision", "--title", "Releases are tagged from main")
+    git(a.repo, "checkout", "-q", "-b", "spike/grpc")
+    spike = commit_file(a.repo, "proto.txt", "grpc\n", "spike")
+    a.cms("remember", "--kind", "decision", "--title", "Services talk gRPC to each other")
+    a.cms("team", "sync")
+    b.cms("team", "sync")
+    start = b.start("chat-b-main")
+    assert "tagged from main" in start
+    assert "gRPC" not in start  # the branch exists on A, unmerged: as on A's own main
+
+    git(a.repo, "checkout", "-q", "main")
+    git(a.repo, "merge", "-q", "--ff-only", "spike/grpc")
+    git(a.repo, "push", "-q", "origin", "main")
+    git(b.repo, "pull", "-q", "--ff-only")
+    assert git(b.repo, "rev-parse", "HEAD") == spike
+    assert "gRPC" in b.start("chat-b-merged")  # merged: its commit is in B's history
