@@ -4,8 +4,10 @@ Data: a chat map of 50 planets / 1,000 facts and a project store of 10,000 obser
 --observations) in a git repository made here; --chats N adds N other chats of 1,000 facts each
 to the project's fact index. Stop, SessionEnd and PreCompact start a detached worker; the script waits
 for it between runs (not timed). --instructions adds each hook's instruction count (valgrind),
-which does not move with the machine's load. Usage: python bench/hooks_bench.py [--runs N]
-[--observations N] [--chats N] [--instructions]
+which does not move with the machine's load. --team-url URL runs the hooks with a team database
+set (CMS_TEAM_URL; SessionStart then queues a sync and starts a worker, waited for between
+runs, not timed). Usage: python bench/hooks_bench.py [--runs N] [--observations N] [--chats N]
+[--instructions] [--team-url URL]
 """
 
 from __future__ import annotations
@@ -222,6 +224,7 @@ def main() -> None:
     parser.add_argument(
         "--instructions", action="store_true", help="also count instructions (needs valgrind)"
     )
+    parser.add_argument("--team-url", default="", help="a team database (CMS_TEAM_URL)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -238,7 +241,10 @@ def main() -> None:
         named = write_notes(repo)
         transcript = root / "transcript.jsonl"
         write_transcript(transcript)
-        env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"}, pythonpath=False)
+        extra = {"CMS_HOME": str(home), "CMS_PROVIDER": "local"}
+        if args.team_url:
+            extra["CMS_TEAM_URL"] = args.team_url
+        env = bench_env(extra, pythonpath=False)
         base = {"session_id": SESSION, "cwd": str(repo), "transcript_path": str(transcript)}
         chat = Path(paths.chat_dir(SESSION))
 
@@ -251,6 +257,7 @@ def main() -> None:
 
         def settle() -> None:
             wait_for_worker(WRITER_SESSION)
+            wait_for_worker(SESSION)  # the team sync a SessionStart queues
 
         writer = {**base, "session_id": WRITER_SESSION}
 
@@ -323,6 +330,8 @@ def main() -> None:
             for name, (argv, payload, before) in cases.items():
                 if before:
                     before()
+                if args.team_url:  # no sync worker of the case before runs beside this one
+                    settle()
                 samples[name].append(measure(argv, env, json.dumps(payload).encode()))
             settle()
         report(bare, samples, args.runs)

@@ -33,8 +33,13 @@ def sync(cwd: CwdOpt = None) -> None:
     """Push this project's new memory to the team database and pull what other machines stored
     (and the user tier, with [team] share_user)."""
     from cms.team.sync import sync_project
+    from cms.worker.projectsync import give_meanings, update_file_notes
 
-    for report in sync_project(_folder(cwd), load_command_config()):
+    folder = _folder(cwd)
+    reports = sync_project(folder, load_command_config())
+    give_meanings(folder)  # what was pulled, ready for the hooks as the worker leaves it
+    update_file_notes(folder)
+    for report in reports:
         print(f"synced {report.line()}")
 
 
