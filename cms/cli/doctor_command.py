@@ -96,6 +96,7 @@ def collect_report(folder: Path | None = None) -> tuple[dict[str, Any], bool]:
         "prompts": {name: prompt_source(name, config) for name in PROMPT_NAMES},
         "budget": usage,
         "semantic": _semantic_state(config),
+        "team": _team_state(config),
         "log": str(paths.log_path()),
         "last_error": last_error(),
         "deleted_branches": deleted,
@@ -128,6 +129,20 @@ def _semantic_state(config: Config) -> dict[str, Any]:
         "model": model_folder(config),
         "usable": reason is None,
         "reason": reason,
+    }
+
+
+def _team_state(config: Config) -> dict[str, Any]:
+    """Whether a team database is set (shown without its password) and psycopg installed."""
+    from importlib.util import find_spec
+
+    from cms.config import team_url
+    from cms.team.server import hidden_password
+
+    url = team_url(config)
+    return {
+        "url": hidden_password(url) if url else None,
+        "psycopg": find_spec("psycopg") is not None,
     }
 
 
@@ -172,6 +187,13 @@ def _print_text(report: dict[str, Any]) -> None:
     semantic = report["semantic"]
     state = f"on, model {semantic['model']}" if semantic["usable"] else f"off: {semantic['reason']}"
     print(f"semantic:   {state}")
+    team = report["team"]
+    if team["url"] is None:
+        print("team:       off (no [team] url; docs/team.md)")
+    elif team["psycopg"]:
+        print(f"team:       {team['url']} (`cms team status` in a project)")
+    else:
+        print(f"team:       {team['url']}, but psycopg is missing: pip install 'cms[team]'")
     print(f"log:        {report['log']}")
     print(f"last error: {report['last_error'] or 'none'}")
 
