@@ -106,3 +106,22 @@ def test_a_decision_on_an_unmerged_branch_of_one_machine_stays_off_the_others_ma
     git(b.repo, "pull", "-q", "--ff-only")
     assert git(b.repo, "rev-parse", "HEAD") == spike
     assert "gRPC" in b.start("chat-b-merged")  # merged: its commit is in B's history
+
+
+def test_with_share_user_your_own_preferences_follow_you_to_the_other_machine(
+    tmp_path: Path, team_url: str
+) -> None:
+    origin = origin_repository(tmp_path)
+    a = Machine(tmp_path / "a", origin, team_url)
+    b = Machine(tmp_path / "b", origin, team_url)
+    for machine in (a, b):
+        config = Path(machine.env["CMS_HOME"]) / "cms.toml"
+        config.write_text('[team]\nshare_user = true\nuser = "sam@example.com"\n', encoding="utf-8")
+    a.cms("remember", "--scope", "user", "--kind", "preference", "--title", "Answer me in French")
+    a.cms("team", "sync")
+    b.cms("team", "sync")
+    assert "French" in b.cms("list", "--scope", "user").stdout
+    assert "French" in b.start("chat-b-0001")
+    with psycopg.connect(team_url) as conn:
+        keys = {row[0] for row in conn.execute("SELECT DISTINCT project FROM cms_items")}
+    assert "user:sam@example.com" in keys
