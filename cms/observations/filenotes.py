@@ -29,6 +29,7 @@ from cms.privatefile import write_atomically
 
 LINE_CHARS = 320  # as the injected lines of the other hooks
 MAX_ITEMS = 2000  # the newest items that name something; the notes stay a small file
+MAX_ROWS = 3000  # rows read per table at most: the notes' cost is the same at any store size
 
 
 def _observation_keys(obs: Observation) -> list[str]:
@@ -52,8 +53,8 @@ def file_notes(store: ObservationStore) -> dict[str, object]:
 
 def _build_notes(conn: sqlite3.Connection) -> dict[str, object]:
     """file_notes inside one read transaction: the newest items first, read row by row and
-    stopped once MAX_ITEMS are noted (the worker runs this after every job: its cost must not
-    grow with the store)."""
+    stopped once MAX_ITEMS are noted or MAX_ROWS read (the worker runs this after every job:
+    its cost must not grow with the store; an old item that names a file is found by search)."""
     changed_on: dict[int, list[str | None]] = {}  # observation -> branches that changed it
     for older, branch in conn.execute(
         "SELECT v.older, n.branch FROM overrides v JOIN observations n ON n.id = v.newer "
@@ -78,8 +79,10 @@ def _build_notes(conn: sqlite3.Connection) -> dict[str, object]:
             keys.setdefault(key, []).append(item)
 
     for row in conn.execute(
-        f"SELECT {COLUMNS} FROM observations WHERE superseded_by IS NULL "
-        "AND archived_at IS NULL AND source IS NULL ORDER BY updated_at DESC, id DESC"
+        f"SELECT {COLUMNS} FROM observations INDEXED BY observations_live_recent "
+        "WHERE superseded_by IS NULL "
+        "AND archived_at IS NULL AND source IS NULL ORDER BY updated_at DESC, id DESC LIMIT ?",
+        (MAX_ROWS,),
     ):
         if len(items) >= MAX_ITEMS:
             break
@@ -91,8 +94,10 @@ def _build_notes(conn: sqlite3.Connection) -> dict[str, object]:
     noted = [int(item[1:]) for item in items if item[:1] == "O"]
     marks = {f"O{i}": [list(m) for m in found] for i, found in stored_marks(conn, noted).items()}
     for row in conn.execute(
-        f"SELECT {FACT_COLUMNS} FROM facts WHERE superseded_by IS NULL AND archived = 0 "
-        "AND kind != 'passage' ORDER BY updated_at DESC, id DESC"
+        f"SELECT {FACT_COLUMNS} FROM facts INDEXED BY facts_live_recent "
+        "WHERE superseded_by IS NULL AND archived = 0 "
+        "AND kind != 'passage' ORDER BY updated_at DESC, id DESC LIMIT ?",
+        (MAX_ROWS,),
     ):
         if len(items) >= MAX_ITEMS:
             break

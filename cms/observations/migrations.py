@@ -276,6 +276,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE TABLE team_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
         """,
     ),
+    (
+        "020_live_recent",
+        """
+        CREATE INDEX observations_live_recent ON observations (updated_at DESC, id DESC)
+        WHERE superseded_by IS NULL AND archived_at IS NULL AND source IS NULL;
+        CREATE INDEX facts_live_recent ON facts (updated_at DESC, id DESC)
+        WHERE superseded_by IS NULL AND archived = 0 AND kind != 'passage';
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
