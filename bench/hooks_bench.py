@@ -4,10 +4,13 @@ Data: a chat map of 50 planets / 1,000 facts and a project store of 10,000 obser
 --observations) in a git repository made here; --chats N adds N other chats of 1,000 facts each
 to the project's fact index. Stop, SessionEnd and PreCompact start a detached worker; the script waits
 for it between runs (not timed). --instructions adds each hook's instruction count (valgrind),
-which does not move with the machine's load. --team-url URL runs the hooks with a team database
-set (CMS_TEAM_URL; SessionStart then queues a sync and starts a worker, waited for between
-runs, not timed). Usage: python bench/hooks_bench.py [--runs N] [--observations N] [--chats N]
-[--instructions] [--team-url URL]
+which does not move with the machine's load. --text real (the default) makes the facts, the
+observations and the prompt of real coding sessions (bench/worker_bench.py's sentences; the
+prompt, a user's from the scenarios, with a port number); --text synthetic, generated
+syllables. --team-url URL runs the hooks with a team database set (CMS_TEAM_URL; SessionStart
+then queues a sync and starts a worker, waited for between runs, not timed). Usage: python
+bench/hooks_bench.py [--runs N] [--observations N] [--chats N] [--instructions]
+[--team-url URL] [--text real|synthetic]
 """
 
 from __future__ import annotations
@@ -27,12 +30,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.index_bench import big_map
 from bench.search_bench import WORDS, build_map
 from bench.timing import PYTHON, bench_env, hook_command, report_instructions, run_once
+from bench.worker_bench import real_sentences
 
 SESSION = "bench-session-0001"
 WRITER_SESSION = "bench-writer-0001"  # Stop/SessionEnd/PreCompact change this chat, not SESSION
 PROMPT = "why does the postgres migration retry time out on the staging deploy?"
+REAL_PROMPT = "staging broken again, `connection refused` on 5433 in the logs"  # scenario a01
 
 
 def make_repo(root: Path) -> Path:
@@ -50,7 +56,7 @@ def make_repo(root: Path) -> Path:
     return repo
 
 
-def fill_store(cwd: Path, count: int) -> None:
+def fill_store(cwd: Path, count: int, sentences: list[str] | None = None) -> None:
     from cms.observations.access import open_project_memory
     from cms.observations.model import NewObservation
     from cms.observations.store import insert_observation
@@ -73,12 +79,20 @@ def fill_store(cwd: Path, count: int) -> None:
             for _ in range(size)
         )
 
+    def title(i: int) -> str:
+        return sentences[i % len(sentences)] if sentences else f"Observation {i}: {text(6)}"
+
+    def body(i: int) -> str:
+        if sentences:
+            return sentences[(i * 7 + 3) % len(sentences)]
+        return f"{text(rng.randint(10, 30))} (detail {i})"
+
     def insert_all(conn: object) -> None:
         for i in range(count):
             new = NewObservation(
                 kind=kinds[i % len(kinds)],
-                title=f"Observation {i}: {text(6)}",
-                body=f"{text(rng.randint(10, 30))} (detail {i})",
+                title=title(i),
+                body=body(i),
                 files=(f"src/{rng.choice(vocabulary)}.py",),
                 importance=1 + i % 5,
             )
@@ -225,6 +239,13 @@ def main() -> None:
         "--instructions", action="store_true", help="also count instructions (needs valgrind)"
     )
     parser.add_argument("--team-url", default="", help="a team database (CMS_TEAM_URL)")
+    parser.add_argument(
+        "--text",
+        choices=("real", "synthetic"),
+        default="real",
+        help="real: facts, observations and the prompt from real coding sessions (the default); "
+        "synthetic: generated syllables, as before",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -232,11 +253,17 @@ def main() -> None:
         os.environ["CMS_HOME"] = str(home)
         os.environ["CMS_PROVIDER"] = "local"
         from cms import paths
+        from cms.map.store import save_map
 
         repo = make_repo(root)
-        build_map(paths.map_path(SESSION), facts=1000, planets=50)
+        sentences = real_sentences() if args.text == "real" else None
+        prompt = REAL_PROMPT if sentences else PROMPT
+        if sentences:
+            save_map(paths.map_path(SESSION), big_map(SESSION, 1000, sentences))
+        else:
+            build_map(paths.map_path(SESSION), facts=1000, planets=50)
         write_task(SESSION)
-        fill_store(repo, args.observations)
+        fill_store(repo, args.observations, sentences)
         index_other_chats(repo, args.chats)
         named = write_notes(repo)
         transcript = root / "transcript.jsonl"
@@ -275,17 +302,17 @@ def main() -> None:
             ),
             "UserPromptSubmit (nothing new)": (
                 [*hook, "UserPromptSubmit"],
-                {**base, "prompt": PROMPT},
+                {**base, "prompt": prompt},
                 None,
             ),
             "UserPromptSubmit (index + notes)": (
                 [*hook, "UserPromptSubmit"],
-                {**base, "prompt": PROMPT},
+                {**base, "prompt": prompt},
                 forget_injections,
             ),
             "UserPromptSubmit (map changed, cold)": (
                 [*hook, "UserPromptSubmit"],
-                {**base, "prompt": PROMPT},
+                {**base, "prompt": prompt},
                 forget_cache,
             ),
             "PreToolUse (Read, nothing stored)": (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cms.map.store import dump_map, map_digest
 from cms.observations.facts import FACT_COLUMNS, PASSAGE, IndexedFact, iso_stamp, read_fact
-from cms.observations.matching import frequencies_in, or_expression, rarest
+from cms.observations.matching import frequencies_in, or_expression, rarest, refresh_term_counts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from cms.map.model import CorrelationMap
 
 RELATED_LIMIT = 60  # the earlier facts and passages that best share the rarest subject words
+RELATED_POSTINGS = 200  # index entries one check may score: its rarest words name the subject
+BULK = 200  # facts changed at once from which the vocabulary counts are taken again first
 
 
 def _map_facts(cmap: CorrelationMap) -> list[tuple[str, str, str, str, int, str, str, bool]]:
@@ -108,6 +110,8 @@ def sync_chat(
         conn.execute("UPDATE facts SET superseded_by = NULL WHERE superseded_by = ?", (row_id,))
         conn.execute("DELETE FROM facts WHERE id = ?", (row_id,))
     _place_rows(conn, [row_id for row_id, _fact_id in changed], place)
+    if len(changed) >= BULK:  # counts of the words just indexed, read once, not per fact
+        refresh_term_counts(conn, "facts_vocab", "facts")
     for row_id, _fact_id in changed:
         supersede_related(conn, row_id)
     conn.execute(
@@ -175,7 +179,8 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
     from cms.observations.subject import subject_words
 
     words = subject_words(new.text)[:24]
-    expr = or_expression(rarest(words, frequencies_in(conn, words, "facts_vocab")))
+    counts = frequencies_in(conn, words, "facts_vocab")
+    expr = or_expression(rarest(words, counts, RELATED_POSTINGS))
     if expr is None:
         return []
     rows = conn.execute(  # the rarest words bound the postings ranked (see recall.rarest)

@@ -418,10 +418,11 @@ def match_condition(fts: str, expression: str) -> tuple[str, tuple[str, ...]]:
     return f"{fts} MATCH ? AND {bound}", (expression, expression)
 
 
-def rarest(terms: Sequence[str], frequency: dict[str, int]) -> list[str]:
-    """The rarest terms whose postings together fit POSTINGS_BUDGET (at least one), in query
+def rarest(
+    terms: Sequence[str], frequency: dict[str, int], budget: int = POSTINGS_BUDGET
+) -> list[str]:
+    """The rarest terms whose postings together fit the budget (at least one), in query
     order."""
-    budget = POSTINGS_BUDGET
     chosen: set[str] = set()
     total = 0
     for term in sorted(terms, key=lambda t: frequency.get(t, 0)):

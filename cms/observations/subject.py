@@ -15,6 +15,7 @@ from cms.textindex import STOPWORDS, stem
 
 # Words that say how a rule is given, not what it governs: "from now on", "I want you to",
 # "switch to", "instead of" are ways to state or change a rule, never its subject.
+TEXTS_KEPT = 65_536  # statements whose reading is kept: a reindex compares each with many
 _CUE_WORDS = frozenset(
     """
     always never from now onwards forward going moving want wanted like please make sure
@@ -104,7 +105,7 @@ def canonical(word: str) -> str:
     return _ASPECT_OF.get(base, base)
 
 
-@lru_cache(maxsize=20_000)  # a sync or reindex compares each statement with many
+@lru_cache(maxsize=TEXTS_KEPT)  # a sync or reindex compares each statement with many
 def values_of(text: str) -> frozenset[str]:
     """The values a statement names: quoted literals and value-like tokens, case kept for
     affixes, plus "not" when the statement is negative (a rule turned around is a new value)."""
@@ -126,7 +127,7 @@ def values_of(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@lru_cache(maxsize=20_000)
+@lru_cache(maxsize=TEXTS_KEPT)
 def frame_of(text: str) -> frozenset[str]:
     """What a statement is about: its stemmed content words, without values, cue words and
     stopwords ("always start function argument names with 'e_'" -> start, function, argument,
@@ -192,6 +193,7 @@ def is_vague(text: str) -> bool:
     return not own and not named
 
 
+@lru_cache(maxsize=TEXTS_KEPT)
 def has_change_cue(text: str) -> bool:
     """Whether a statement says it changes an earlier rule or value ("from now on", "instead")."""
     return bool(_CHANGE_CUE.search(text))
@@ -236,7 +238,7 @@ def relation(newer: str, older: str) -> str | None:
     return CHANGED
 
 
-@lru_cache(maxsize=20_000)
+@lru_cache(maxsize=TEXTS_KEPT)
 def compounds(text: str) -> frozenset[tuple[str, ...]]:
     """The compound nouns of a statement: runs of two or more adjacent content words, canonical
     ("function argument names" -> (function, argument, nam)). Stopwords, cue and aspect words,
