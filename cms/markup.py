@@ -9,10 +9,6 @@ stored or shown.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # re is imported only when a text holds a "<" (the hooks' hot path)
-    import re
-
 HARNESS_TAGS = (
     "cms-memory",
     "system-reminder",
@@ -26,21 +22,35 @@ HARNESS_TAGS = (
     "local-command-caveat",
 )
 _INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"  # zero-width and soft-hyphen characters
-_GAP = f"[{_INVISIBLE}]*"
-_PATTERN: list[re.Pattern[str]] = []
+_LONGEST = max(len(tag) for tag in HARNESS_TAGS)
 
 
-def _tags() -> re.Pattern[str]:
-    if not _PATTERN:
-        import re
-
-        names = "|".join(_GAP.join(re.escape(c) for c in tag) for tag in HARNESS_TAGS)
-        _PATTERN.append(re.compile(rf"<(?=[\s/{_INVISIBLE}]*(?:{names}))", re.IGNORECASE))
-    return _PATTERN[0]
+def _opens_tag(text: str, at: int) -> bool:
+    """Whether the `<` at `at` opens or closes a harness tag: after spaces, `/` and invisible
+    characters, the name (invisible characters inside it skipped, any case)."""
+    end, i = len(text), at + 1
+    while i < end and (text[i].isspace() or text[i] == "/" or text[i] in _INVISIBLE):
+        i += 1
+    name: list[str] = []
+    while i < end and len(name) < _LONGEST:
+        if text[i] not in _INVISIBLE:
+            name.append(text[i])
+        i += 1
+    return "".join(name).lower().startswith(HARNESS_TAGS)
 
 
 def neutralise_tags(text: str) -> str:
-    """text with every opening or closing harness tag made plain (`<` written `&lt;`)."""
-    if "<" not in text:
+    """text with every opening or closing harness tag made plain (`<` written `&lt;`). A loop
+    over the `<` of the text, not a pattern: compiling one that allows invisible characters
+    between any two letters cost a hook more than its whole work."""
+    at = text.find("<")
+    if at < 0:
         return text
-    return _tags().sub("&lt;", text)
+    parts: list[str] = []
+    done = 0
+    while at >= 0:
+        if _opens_tag(text, at):
+            parts += [text[done:at], "&lt;"]
+            done = at + 1
+        at = text.find("<", at + 1)
+    return "".join(parts) + text[done:] if parts else text
