@@ -3,8 +3,11 @@
 Two cases: one chat map alone (`--map`, the old scope), and the whole project as the injected
 command line searches it: `--chats` chat maps of `--facts` facts each, indexed in the project
 store, plus `--observations` observations (default 20 chats x 1,000 facts + 10,000).
+--text real (the default): facts, observations and the query from real coding sessions
+(bench/worker_bench.py's sentences; the query is a scenario probe's); --text synthetic: words
+and generated syllables, as before.
 Usage: python bench/search_bench.py [--facts N] [--chats N] [--observations N] [--runs N]
-[--instructions] (adds instruction counts, valgrind)
+[--instructions] (adds instruction counts, valgrind) [--text real|synthetic]
 """
 
 from __future__ import annotations
@@ -85,12 +88,20 @@ def main() -> None:
     parser.add_argument(
         "--instructions", action="store_true", help="also count instructions (needs valgrind)"
     )
+    parser.add_argument(
+        "--text",
+        choices=("real", "synthetic"),
+        default="real",
+        help="real: facts, observations and the query from real coding sessions (the default)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         home = root / "cms-home"
         os.environ["CMS_HOME"] = str(home)
         from bench.hooks_bench import fill_store, make_repo
+        from bench.index_bench import big_map
+        from bench.worker_bench import real_sentences
         from cms import paths
         from cms.map.store import load_map
         from cms.observations.access import open_project_memory
@@ -100,18 +111,27 @@ def main() -> None:
         repo = make_repo(root)
         project = identify_project(repo).id
         sessions = [f"bench-chat-{n:02d}" for n in range(args.chats)]
-        for session in sessions:
-            build_map(paths.map_path(session), args.facts, session=session, project=project)
-        fill_store(repo, args.observations)
+        sentences = real_sentences() if args.text == "real" else None
+        for n, session in enumerate(sessions):
+            if sentences:  # each chat its own stretch of the sentences
+                cmap = big_map(session, args.facts, sentences[n * args.facts :] + sentences)
+                save_map(paths.map_path(session), cmap.replace(project=project))
+            else:
+                build_map(paths.map_path(session), args.facts, session=session, project=project)
+        fill_store(repo, args.observations, sentences)
         memory = open_project_memory(repo, create=True)
         assert memory is not None
         with memory:
             count = rebuild_fact_index(memory, [load_map(paths.map_path(s)) for s in sessions])
+        from cms.worker.projectsync import give_meanings
+
+        while give_meanings(str(repo)):  # each item's meaning, as the worker stores it
+            pass
         print(
             f"project: {args.chats} chats, {count} facts indexed, {args.observations} observations"
         )
         env = bench_env({"CMS_HOME": str(home), "CMS_PROVIDER": "local"})
-        query = "postgres migration timeout"
+        query = "staging database port" if sentences else "postgres migration timeout"
         cms = cms_command()  # the console script the injected command line names
         one_map = [*cms, "search", "--map", str(paths.map_path(sessions[0])), query]
         project_wide = [*cms, "search", "--session", sessions[-1], query]
