@@ -1,7 +1,7 @@
 """The `cms` console script: routes the hot commands past typer, the rest to the typer CLI.
 
-`cms hook EVENT` runs on every prompt and `cms search` on every lookup of the agent, so they go
-to light entry points (typer alone costs well over 100 ms to import); everything else goes to
+`cms hook EVENT` runs on every prompt, `cms search` on every lookup of the agent and `cms mcp`
+must answer its client's handshake before the first hook, so they go to light entry points (typer alone costs well over 100 ms to import); everything else goes to
 the CLI, which is the error boundary for commands.
 """
 
@@ -23,6 +23,10 @@ def main(argv: list[str] | None = None) -> None:
         from cms.search.command import run_search_argv  # the agent's lookups: no typer either
 
         sys.exit(run_search_argv(args[1:]))
+    if args[:1] == ["mcp"] and not {"-h", "--help"} & set(args):
+        from cms.mcp_server.launch import main as serve_mcp  # ready for the first hook at once
+
+        sys.exit(serve_mcp(args[1:]))
     from cms.cli import run_cli
 
     run_cli(args)

@@ -1,7 +1,8 @@
 """`cms mcp`: run the MCP server over stdio for Claude Code, Codex, Cursor and other clients.
 
-Loads the config, points logging at the cms log file and hands stdin/stdout to the server built
-by cms.mcp_server. Prints nothing on stdout itself: stdout carries the protocol.
+Checks the config and hands stdin/stdout to the front (cms.mcp_server.front), which answers the
+handshake and the hook tools at once and the rest through the SDK's server (`cms mcp` without
+--help skips typer: cms.entry). Prints nothing on stdout itself: stdout carries the protocol.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from typing import Annotated
 import typer
 
 from cms.console import load_command_config
-from cms.log import configure_log, log_event
 
 
 def mcp(
@@ -24,19 +24,10 @@ def mcp(
     ] = None,
 ) -> None:
     """Serve chat maps and project observations as MCP tools over stdin/stdout."""
-    config = load_command_config()
-    configure_log(config.log.max_bytes, config.log.backups, config.log.level)
-    from cms.mcp_server import build_server  # mcp and pydantic load only for this command
+    load_command_config()  # a broken cms.toml stops the command with one line
+    from cms.mcp_server.launch import main
 
-    folder = (cwd or Path.cwd()).expanduser().resolve()
-    server = build_server(config=config, cwd=folder)
-    log_event("info", "mcp_start", cwd=str(folder))
-    try:
-        server.run("stdio")
-    except KeyboardInterrupt:
-        pass
-    finally:
-        log_event("info", "mcp_stop")
+    main(["--cwd", str((cwd or Path.cwd()).expanduser().resolve())])
 
 
 def register(app: typer.Typer) -> None:

@@ -176,6 +176,21 @@ def skip_teardown(code: int) -> None:
     atexit.register(_exit_now, code)
 
 
+def answer_hook(event_arg: str, raw: bytes) -> str | None:
+    """The reply to one hook call made in a long-running process (the MCP server's hook tools):
+    as run_hook, disabled and failing hooks answer None, and nothing is raised or printed."""
+    try:
+        return None if hooks_disabled() else handle_hook(event_arg, raw)
+    except Exception as exc:  # noqa: BLE001 - hooks fail open: nothing may escape
+        try:
+            from cms.log import log_event
+
+            log_event("error", "hook_failed", _describe(exc), hook=event_arg)
+        except Exception:  # noqa: BLE001 - even logging failures stay silent
+            pass
+        return None
+
+
 def run_hook(args: list[str]) -> int:
     """Run one hook (args = [EVENT]); always returns 0."""
     event_arg = args[0] if args else None

@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 
 from cms import paths
+from cms.mcp_server.front import HOOK_TOOLS
 from cms.mcp_server.map_tools import MapTools
 from cms.mcp_server.memory_tools import MemoryTools
 from cms.mcp_server.observation_tools import ObservationTools
@@ -40,8 +41,8 @@ def list_tools(cwd: Path) -> list[Any]:
 
 def test_each_description_is_the_tool_methods_docstring(tmp_path: Path) -> None:
     tools = list_tools(tmp_path)
-    assert tuple(t.name for t in tools) == TOOLS
-    for tool in tools:
+    assert tuple(t.name for t in tools) == TOOLS + tuple(HOOK_TOOLS)
+    for tool in tools[: len(TOOLS)]:
         method = (
             getattr(MapTools, tool.name, None)
             or getattr(ObservationTools, tool.name, None)

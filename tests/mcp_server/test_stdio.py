@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from cms import paths
+from cms.mcp_server.front import HOOK_TOOLS
 from tests.mcp_server.helpers import (
     make_git_project,
     seed_map,
@@ -87,6 +88,7 @@ def test_every_tool_answers_over_stdio_and_stdout_carries_only_the_protocol(
         "get",
         "forget",
         "stats",
+        *HOOK_TOOLS,
     }
     for name in (
         "remember",
@@ -193,6 +195,6 @@ def test_request_ids_beyond_64_bits_and_garbage_lines_write_nothing_to_stderr(
     assert server.returncode == 0
     assert {1, 7, 2**63 + 1, *big} <= set(answers)
     assert "error" in answers[2**63 + 1]
-    assert len(answers[2**63]["result"]["tools"]) == 11
+    assert len(answers[2**63]["result"]["tools"]) == 11 + len(HOOK_TOOLS)
     assert len(stderr.splitlines()) <= 2, stderr  # one line per failure at most
     assert "Traceback" not in stderr and "╭" not in stderr, stderr
