@@ -60,6 +60,14 @@ def install(
             help="Say how to fetch the semantic model (install.py installs the extra).",
         ),
     ] = False,
+    command_hooks: Annotated[
+        bool,
+        typer.Option(
+            "--command-hooks",
+            help="Every hook a `cms hook` command, also where Claude Code (2.1.118 or later) "
+            "could call `cms mcp`'s hook tools (the default there: docs/hooks.md).",
+        ),
+    ] = False,
 ) -> None:
     """Merge our hook entries into an agent's settings, idempotently and with a backup; by
     default the hooks call this cms. Exit 3: hooks written but the self-check failed."""
@@ -82,6 +90,7 @@ def install(
         cms=cms,
         skip_venv=skip_venv,
         venv=venv,
+        command_hooks=command_hooks,
     )
     if status:
         code = show_status(options)

@@ -17,6 +17,7 @@ from typing import Any
 
 from cms.errors import InstallError
 from cms.hooks.events import KNOWN_EVENTS
+from cms.install.codex_toml import MCP_NAME
 
 # Our events in the order they are written. Codex 0.171.0 fires SessionEnd too (see
 # docs/install.md), and Codex ignores event names it does not know, so it gets the same list.
@@ -37,6 +38,19 @@ MATCHERS = {
 }
 TIMEOUTS = dict.fromkeys(EVENTS, 10)
 CMS_NAMES = ("cms", "cms.exe")
+# Claude Code calls a tool of a running MCP server as a hook since 2.1.118 (`"type":
+# "mcp_tool"`); these events are answered so by `cms mcp`'s hook tools (cms/mcp_server/front.py),
+# with the fields of the payload the tools read as `${...}` placeholders. SessionStart stays a
+# command hook: at startup and resume no MCP server is connected yet.
+MCP_TOOL_SINCE = (2, 1, 118)
+_COMMON = {"session_id": "${session_id}", "cwd": "${cwd}", "transcript_path": "${transcript_path}"}
+MCP_TOOL_HOOKS: dict[str, tuple[str, dict[str, str]]] = {
+    "UserPromptSubmit": ("hook_user_prompt_submit", {**_COMMON, "prompt": "${prompt}"}),
+    "PreToolUse": (
+        "hook_pre_tool_use",
+        {**_COMMON, "tool_name": "${tool_name}", "tool_input": "${tool_input}"},
+    ),
+}
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SEMVER = re.compile(r"(\d+)\.(\d+)\.(\d+)")
@@ -111,9 +125,18 @@ def handler_argv(handler: Any) -> tuple[dict[str, str], list[str]] | None:
     return env, words
 
 
+def uses_mcp_tools(agent: str, version: tuple[int, int, int] | None) -> bool:
+    """Whether the agent's version takes our `mcp_tool` hooks (Claude Code 2.1.118 or later)."""
+    return agent == "claude" and version is not None and version >= MCP_TOOL_SINCE
+
+
 def is_our_handler(handler: Any, event: str) -> bool:
     """Our recognition rule (docs/install.md): a command handler whose argv, after leading
-    NAME=value assignments, is `<dir>/cms hook EVENT ...` with EVENT the event it is filed under."""
+    NAME=value assignments, is `<dir>/cms hook EVENT ...` with EVENT the event it is filed under,
+    or an `mcp_tool` handler calling our server's hook tool for that event."""
+    if isinstance(handler, dict) and handler.get("type") == "mcp_tool":
+        tool = MCP_TOOL_HOOKS.get(event, ("", {}))[0]
+        return handler.get("server") == MCP_NAME and bool(tool) and handler.get("tool") == tool
     parsed = handler_argv(handler)
     if parsed is None:
         return False
@@ -129,21 +152,21 @@ def is_cms_program(command: str) -> bool:
 
 
 def desired_groups(
-    cms: Path, events: list[str], cms_home: Path | None
+    cms: Path, events: list[str], cms_home: Path | None, *, mcp_tools: bool = False
 ) -> dict[str, dict[str, Any]]:
-    """The matcher group we want under each event, in write order."""
+    """The matcher group we want under each event, in write order; with mcp_tools, the events
+    `cms mcp` answers call its hook tools."""
     groups: dict[str, dict[str, Any]] = {}
     for event in events:
         group: dict[str, Any] = {}
         if event in MATCHERS:
             group["matcher"] = MATCHERS[event]
-        group["hooks"] = [
-            {
-                "type": "command",
-                "command": hook_command(cms, event, cms_home),
-                "timeout": TIMEOUTS[event],
-            }
-        ]
+        if mcp_tools and event in MCP_TOOL_HOOKS:
+            tool, arguments = MCP_TOOL_HOOKS[event]
+            handler = {"type": "mcp_tool", "server": MCP_NAME, "tool": tool, "input": arguments}
+        else:
+            handler = {"type": "command", "command": hook_command(cms, event, cms_home)}
+        group["hooks"] = [{**handler, "timeout": TIMEOUTS[event]}]
         groups[event] = group
     return groups
 

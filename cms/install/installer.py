@@ -16,6 +16,7 @@ from cms.install.hook_entries import (
     desired_groups,
     events_for,
     merge_entries,
+    uses_mcp_tools,
 )
 from cms.install.launcher import launcher_for, write_launcher
 from cms.install.mcp_entries import mcp_entry, plan_mcp_change
@@ -91,9 +92,12 @@ def install(options: InstallOptions) -> int:
         hint = "" if options.cms or options.venv else " (pass --cms PATH or --skip-venv)"
         raise InstallError(f"{cms} is not an executable file{hint}")
     hook_program = launcher_for(cms) if options.dry_run else write_launcher(cms)
-    groups = desired_groups(hook_program, events, pinned_home())
+    mcp_tools = uses_mcp_tools(agent, version) and not options.command_hooks
+    groups = desired_groups(hook_program, events, pinned_home(), mcp_tools=mcp_tools)
     change = plan_change(path, lambda data: merge_entries(data, groups))
     mcp_path = mcp_config_path(agent, options.project) if options.mcp else None
+    if mcp_tools and (mcp_path is None or options.project):  # the hook tools' server, per user
+        mcp_path = mcp_config_path(agent, False)
     entry = mcp_entry(cms, pinned_home())
     mcp_change = plan_mcp_change(agent, mcp_path, entry) if mcp_path is not None else None
     if agent == "claude":
@@ -110,9 +114,11 @@ def install(options: InstallOptions) -> int:
     else:
         print(f"cms: {display_path(path)} already holds our hooks; unchanged")
     for event, group in groups.items():
-        print(f"  {event}: {group['hooks'][0]['command']}")
+        handler = group["hooks"][0]
+        shown = handler.get("command") or f"mcp_tool {handler['server']}:{handler['tool']}"
+        print(f"  {event}: {shown}")
     if mcp_path is not None:
-        _register_mcp(agent, mcp_path, entry, options.project)
+        _register_mcp(agent, mcp_path, entry, options.project and not mcp_tools)
     if agent == "codex":
         print("cms: Codex runs new hooks only after you review and trust them in Codex")
     link_line = link_cms(record_home(), cms)

@@ -25,6 +25,7 @@ class InstallOptions:
     cms: str | None = None  # --cms PATH: hooks call this executable
     skip_venv: bool = False  # hooks call the `cms` found on PATH
     venv: str | None = None  # hooks call this venv's cms
+    command_hooks: bool = False  # every hook a command, even where `mcp_tool` hooks would do
 
 
 def resolve_cms(options: InstallOptions) -> Path:

@@ -1,5 +1,5 @@
 """`cms install --uninstall`: exactly our entries out of one agent's settings (the original
-bytes back when nothing else changed), with --mcp our MCP server, our `cms` link, --purge the data.
+bytes back when nothing else changed), with --mcp (or when our hooks called its tools) our MCP server, our `cms` link, --purge the data.
 
 Never removes an entry, a link or a folder that is not ours; refusals are InstallError.
 """
@@ -70,8 +70,15 @@ def uninstall(options: InstallOptions) -> int:
     home = pinned_home_of(installed_hooks(change.settings.data)) or data_home()
     change = plan_removal(home, change)
     mcp_path = mcp_config_path(options.agent, options.project)
+    tools = any(
+        h.get("type") == "mcp_tool"
+        for hs in installed_hooks(change.settings.data).values()
+        for h in hs
+    )
+    if tools and not options.mcp:  # our hook tools' server goes with them
+        mcp_path = mcp_config_path(options.agent, False)
     mcp_change = None
-    if options.mcp:
+    if options.mcp or tools:
         mcp_change = plan_removal(home, plan_mcp_change(options.agent, mcp_path, None))
     if options.dry_run:
         _print_diff(path, change, "no cms hooks in")

@@ -414,3 +414,46 @@ def test_uninstall_without_our_hooks_changes_nothing(run_install: RunInstall) ->
     assert "no cms hooks" in done.stdout
     assert claude_settings().read_text(encoding="utf-8") == text
     assert files_under(home() / ".claude") == ["settings.json"]
+
+
+def test_claude_2_1_118_or_later_gets_mcp_tool_hooks_and_their_server_and_loses_both_on_uninstall(
+    run_install: RunInstall, fake_cms: Path, fake_bin: Path
+) -> None:
+    fake_claude(fake_bin, "2.1.332 (Claude Code)")
+    done = run_install("--cms", str(fake_cms))
+    assert done.returncode == 0, done.stderr
+    hooks = json.loads(claude_settings().read_text(encoding="utf-8"))["hooks"]
+    prompt = hooks["UserPromptSubmit"][0]["hooks"][0]
+    assert prompt["type"] == "mcp_tool" and prompt["server"] == "cms"
+    assert prompt["tool"] == "hook_user_prompt_submit" and prompt["input"]["prompt"] == "${prompt}"
+    pre = hooks["PreToolUse"][0]["hooks"][0]
+    assert pre["tool"] == "hook_pre_tool_use" and pre["input"]["tool_input"] == "${tool_input}"
+    assert {h["hooks"][0]["type"] for e, g in hooks.items() for h in g if e not in (
+        "UserPromptSubmit", "PreToolUse")} == {"command"}  # fmt: skip
+    servers = json.loads((home() / ".claude.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert servers["cms"]["args"] == ["mcp"] and servers["cms"]["command"] == str(fake_cms)
+    assert "mcp_tool cms:hook_user_prompt_submit" in done.stdout
+    again = run_install("--cms", str(fake_cms))
+    assert "unchanged" in again.stdout
+
+    removed = run_install("--uninstall")
+    assert removed.returncode == 0, removed.stderr
+    assert not claude_settings().exists() or "hooks" not in json.loads(
+        claude_settings().read_text(encoding="utf-8")
+    )
+    user_mcp = home() / ".claude.json"  # made by the install: gone with what it held
+    assert not user_mcp.exists() or "mcpServers" not in json.loads(user_mcp.read_text("utf-8"))
+
+
+def test_older_claude_and_command_hooks_keep_every_hook_a_command(
+    run_install: RunInstall, fake_cms: Path, fake_bin: Path
+) -> None:
+    for version, extra in (
+        ("2.1.100 (Claude Code)", []),
+        ("2.1.332 (Claude Code)", ["--command-hooks"]),
+    ):
+        fake_claude(fake_bin, version)
+        assert run_install("--cms", str(fake_cms), *extra).returncode == 0
+        hooks = json.loads(claude_settings().read_text(encoding="utf-8"))["hooks"]
+        assert {g["hooks"][0]["type"] for groups in hooks.values() for g in groups} == {"command"}
+        assert not (home() / ".claude.json").exists()
