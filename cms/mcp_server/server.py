@@ -169,7 +169,8 @@ def build_server(
             name=hook.__name__,
             description=HOOK_TOOL_NOTE.format(event=HOOK_TOOLS[hook.__name__]),
             annotations=READ_ONLY,
-        )
+            structured_output=False,  # text only: Claude Code refuses a hook tool's answer
+        )  # without structured content when the tool declares an output schema
     return server
 
 

@@ -212,9 +212,9 @@ class Sandbox:
         self.runs.append(run)
         return run
 
-    def install(self, *, agent: str = "claude") -> Run:
+    def install(self, *, agent: str = "claude", extra: tuple[str, ...] = ()) -> Run:
         """`python install.py --cms <venv cms>` into this HOME (the venv is the session's)."""
-        argv = [PYTHON, str(clis.REPO / "install.py"), "--cms", str(self.cms)]
+        argv = [PYTHON, str(clis.REPO / "install.py"), "--cms", str(self.cms), *extra]
         if agent != "claude":
             argv += ["--agent", agent]
         done = self.run(argv, self.env(), timeout=120)

@@ -67,6 +67,7 @@ class RecordedRequest:
     headers: dict[str, str]  # lower-case names
     raw: bytes
     body: Any  # parsed JSON, or None
+    received: float = field(default_factory=time.monotonic)  # when it arrived (this process)
 
     @property
     def all_text(self) -> str:
