@@ -76,7 +76,18 @@ def hook_text(tool: str, arguments: dict[str, Any]) -> str:
     answer with nothing to add). An object field given as a JSON string (Claude Code fills
     `${tool_input}` so) is read back into the object."""
     from cms.hooks.runner import answer_hook
+    from cms.observations.access import kept_stores
 
+    with _HOOKS_AT_ONCE, kept_stores():  # one at a time, each store opened once per server
+        return _hook_text(tool, arguments, answer_hook)
+
+
+_HOOKS_AT_ONCE = threading.Lock()
+
+
+def _hook_text(
+    tool: str, arguments: dict[str, Any], answer_hook: Callable[[str, bytes], str | None]
+) -> str:
     event = HOOK_TOOLS[tool]
     payload = dict(arguments)
     for name, value in arguments.items():

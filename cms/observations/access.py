@@ -11,6 +11,7 @@ anything costs the prompt hook a stat, not ~6 ms of imports.
 from __future__ import annotations
 
 import os
+import threading
 
 from cms import paths
 from cms.project import Project, identify_project
@@ -24,6 +25,37 @@ if TYPE_CHECKING:
 GIT_CACHE_NAME = "git-cache.json"
 TEAM_BRANCHES_NAME = "team-branches.json"  # other clones' branches, written by a team sync
 USER_PROJECT = "user"  # the project column of the user tier's rows, and its Project id
+_KEPT: dict[str, ObservationStore] = {}  # path -> store kept open by kept_stores()
+
+
+class kept_stores:
+    """Inside the block, the stores this thread opens are the ones kept open from an earlier
+    block, and closing a ProjectMemory leaves its store open: a long-running process answering
+    hooks (`cms mcp`) opens each store once. One block at a time (the caller's lock): a store
+    is never used from two threads at once."""
+
+    _local = threading.local()
+
+    def __enter__(self) -> None:
+        self._local.on = True
+
+    def __exit__(self, *exc: object) -> None:
+        self._local.on = False
+
+    @classmethod
+    def active(cls) -> bool:
+        return bool(getattr(cls._local, "on", False))
+
+
+def _open_store(path: str, project: str) -> ObservationStore:
+    from cms.observations.store import ObservationStore
+
+    if not kept_stores.active():
+        return ObservationStore(path, project)
+    store = _KEPT.get(path)
+    if store is None:
+        store = _KEPT[path] = ObservationStore(path, project)
+    return store
 
 
 class ProjectMemory:
@@ -37,7 +69,8 @@ class ProjectMemory:
         self.scope = scope
 
     def close(self) -> None:
-        self.store.close()
+        if not kept_stores.active() or _KEPT.get(self.store.path) is not self.store:
+            self.store.close()
 
     def __enter__(self) -> ProjectMemory:
         return self
@@ -69,10 +102,9 @@ def open_project_memory(cwd: StrPath, *, create: bool = True) -> ProjectMemory |
     path = paths.observations_db(project.id)
     if not create and not os.path.exists(path):
         return None
-    from cms.observations.store import ObservationStore
-
-    store = ObservationStore(path, project.id)
-    return ProjectMemory(project=project, store=store, scope=project_scope(project))
+    return ProjectMemory(
+        project=project, store=_open_store(path, project.id), scope=project_scope(project)
+    )
 
 
 def read_project_memory(project_id: str, folder: str = "") -> ProjectMemory | None:
@@ -105,6 +137,9 @@ def open_user_memory(*, create: bool = False, read_only: bool = False) -> Projec
     from cms.observations.scope import BranchScope
     from cms.observations.store import ObservationStore
 
-    store = ObservationStore(path, USER_PROJECT, read_only=read_only and not create)
+    if read_only and not create:
+        store = ObservationStore(path, USER_PROJECT, read_only=True)
+    else:
+        store = _open_store(path, USER_PROJECT)
     project = Project(USER_PROJECT, paths.user_dir(), None)
     return ProjectMemory(project=project, store=store, scope=BranchScope.everywhere())
