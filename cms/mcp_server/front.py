@@ -4,7 +4,7 @@ everything else handed to the MCP SDK's server, which loads behind it.
 Importing the SDK takes most of a second, and Claude Code waits for a server's handshake before
 its first `mcp_tool` hook. So the front answers `initialize` itself (the same result as the
 SDK's: tests compare them), starts the SDK's server in a thread and replays the handshake to it
-(dropping its answer), and answers the hook tools (`hook_*`, DESIGN.md section 3) with the same
+(dropping its answer), and answers the hook tools (`hook_*`, docs/hooks.md) with the same
 code as the command hooks, never waiting for the SDK. Every other message goes to the SDK
 through a pipe, and its answers come back through `Wire`, one line each. Standard library only.
 """
@@ -211,8 +211,12 @@ class Front:
 
 
 def serve(start_sdk: SdkStarter, instructions: str, version: str) -> None:
-    """Run the front on this process's stdin and stdout until stdin ends."""
-    Front(start_sdk, instructions, version, Wire()).run(sys.stdin.buffer)
+    """Run the front on this process's stdin and stdout until stdin ends. The protocol gets its
+    own copy of stdout, and fd 1 is pointed at stderr, so that a stray print of any code in the
+    process never lands between two messages."""
+    wire = Wire(os.dup(1))
+    os.dup2(2, 1)
+    Front(start_sdk, instructions, version, wire).run(sys.stdin.buffer)
 
 
 def package_version() -> str:

@@ -135,8 +135,13 @@ def pending(conn: sqlite3.Connection) -> int:
 # ---------------------------------------------------------------------------- outgoing
 
 
-def _clean(value: object) -> object:
-    return redact_text(value) if isinstance(value, str) else value
+_TEXTS = frozenset(("title", "body", "context", "text", "files", "sun", "planet"))
+
+
+def _fields(names: str, values: tuple[object, ...]) -> dict[str, object]:
+    """A row as fields, its texts redacted again (a row may predate a redaction rule)."""
+    row = dict(zip(_names(names), values, strict=True))
+    return {k: redact_text(v) if k in _TEXTS and isinstance(v, str) else v for k, v in row.items()}
 
 
 _OBS_FIELDS = (
@@ -174,7 +179,7 @@ def _observation_item(conn: sqlite3.Connection, row_id: int, machine: str) -> It
     ).fetchone()
     if row is None:
         return None
-    fields = {k: _clean(v) for k, v in zip(_names(_OBS_FIELDS), row[:-2], strict=True)}
+    fields = _fields(_OBS_FIELDS, row[:-2])
     reason = conn.execute(
         "SELECT reason FROM supersede_reasons WHERE older = ?", (row_id,)
     ).fetchone()
@@ -198,7 +203,7 @@ def _fact_item(conn: sqlite3.Connection, row_id: int, machine: str) -> Item | No
     ).fetchone()
     if row is None:
         return None
-    fields = {k: _clean(v) for k, v in zip(_names(_FACT_FIELDS), row[:-2], strict=True)}
+    fields = _fields(_FACT_FIELDS, row[:-2])
     newer = row[-2]
     link = None if newer is None else RETIRED if newer == 0 else _fact_uid(conn, int(newer))
     return Item(
