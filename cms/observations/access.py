@@ -11,7 +11,6 @@ anything costs the prompt hook a stat, not ~6 ms of imports.
 from __future__ import annotations
 
 import os
-import threading
 
 from cms import paths
 from cms.project import Project, identify_project
@@ -34,17 +33,25 @@ class kept_stores:
     hooks (`cms mcp`) opens each store once. One block at a time (the caller's lock): a store
     is never used from two threads at once."""
 
-    _local = threading.local()
+    _threads: set[int] = set()  # threads inside a block (by ident: no threading import here)
 
     def __enter__(self) -> None:
-        self._local.on = True
+        from _thread import get_ident
+
+        self._threads.add(get_ident())
 
     def __exit__(self, *exc: object) -> None:
-        self._local.on = False
+        from _thread import get_ident
+
+        self._threads.discard(get_ident())
 
     @classmethod
     def active(cls) -> bool:
-        return bool(getattr(cls._local, "on", False))
+        if not cls._threads:
+            return False
+        from _thread import get_ident
+
+        return get_ident() in cls._threads
 
 
 def _open_store(path: str, project: str) -> ObservationStore:
