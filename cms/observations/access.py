@@ -17,6 +17,8 @@ from cms.project import Project, identify_project
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import ClassVar
+
     from cms.observations.scope import BranchScope
     from cms.observations.store import ObservationStore
     from cms.paths import StrPath
@@ -33,7 +35,7 @@ class kept_stores:
     hooks (`cms mcp`) opens each store once. One block at a time (the caller's lock): a store
     is never used from two threads at once."""
 
-    _threads: set[int] = set()  # threads inside a block (by ident: no threading import here)
+    _threads: ClassVar[set[int]] = set()  # threads inside a block (idents: no threading import)
 
     def __enter__(self) -> None:
         from _thread import get_ident
