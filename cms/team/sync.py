@@ -78,7 +78,7 @@ def _sync_locked(
             store.write(lambda c: local.enable(c, machine, key))
             pushed = _push(store, server, key, machine)
             if root is not None:
-                _push_branches(store, server, key, root)
+                _push_branches(store, server, key, machine, root)
             pulled = _pull(store, server, key, machine)
         if root is not None:
             _write_branches_elsewhere(store)
@@ -96,7 +96,9 @@ def _sync_locked(
     return SyncReport(key=key, pushed=pushed, pulled=pulled)
 
 
-def _push_branches(store: ObservationStore, server: TeamServer, key: str, root: str) -> None:
+def _push_branches(
+    store: ObservationStore, server: TeamServer, key: str, machine: str, root: str
+) -> None:
     """This clone's branches, when they changed since the last push (other clones then know
     which of its branches exist: their items are not a deleted branch's)."""
     from cms.observations.scope import read_git_state
@@ -104,7 +106,7 @@ def _push_branches(store: ObservationStore, server: TeamServer, key: str, root: 
     state = read_git_state(root)
     if state is None:
         return
-    item = local.branch_item(machine_id(), state.branches)
+    item = local.branch_item(machine, state.branches)
     text = jsonio.dumps(item.fields)
     if store.read(lambda c: local.get_state(c, "branches")) == text:
         return
@@ -128,7 +130,6 @@ def _push(store: ObservationStore, server: TeamServer, key: str, machine: str) -
         if not outgoing.noted and not outgoing.gone:
             return total
         links = server.push(key, machine, outgoing.items) if outgoing.items else {}
-
         store.write(partial(local.settle, sent=outgoing, links=links))
         total += len(outgoing.items)
 
