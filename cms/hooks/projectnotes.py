@@ -100,20 +100,21 @@ def _close(*memories: ProjectMemory | None) -> None:
             memory.close()
 
 
-def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Note]]:
+def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Note], bool]:
     """For SessionStart, from one opening of the project's store (and of the user tier's, when
     it exists): the standing rules (preferences, conventions, decisions) in force on this
     branch and the user's own that the project does not overrule, most important and most
-    recently confirmed first, within budget characters; and the briefing, the top other
-    observations of the project (up to limit)."""
-    if budget <= 0 and limit <= 0:
-        return [], []
+    recently confirmed first, within budget characters; the briefing, the top other
+    observations of the project (up to limit); and whether the project has a memory at all
+    (earlier chats to search, even when nothing of it is pushed)."""
     memory = user = None
     try:
         memory = open_project_memory(cwd, create=False)
+        if budget <= 0 and limit <= 0:
+            return [], [], memory is not None
         user = _user_memory() if budget > 0 else None
         if memory is None and user is None:
-            return [], []
+            return [], [], False
         from cms.observations.recall import STANDING_KINDS, briefing, in_force
 
         now = time.time()
@@ -140,10 +141,11 @@ def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Not
                 continue  # a shorter one further down may still fit
             rules.append(note)
             used += len(note[1]) + 3
-        return rules, [_marked(note_line(r, now, branch), moved) for r in top]
+        notes = [_marked(note_line(r, now, branch), moved) for r in top]
+        return rules, notes, memory is not None
     except (CmsError, OSError) as exc:
         log_event("warning", "briefing_failed", str(exc))
-        return [], []
+        return [], [], False
     finally:
         _close(memory, user)
 

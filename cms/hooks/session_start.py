@@ -1,8 +1,9 @@
 """The SessionStart hook (startup, resume, clear, compact): what a chat is shown first.
 
 Injects, after compaction or on resume, the chat's current task first (what it was doing and
-what comes next), then the map index (if any), the project's rules in force and the briefing,
-and records what was shown and the folder the chat runs in; with a team database, queues a sync
+what comes next), then the map index (if any), the project's rules in force and the briefing
+(when the project has a memory but none of these, a line saying so, so that the search command
+still reaches the chat), and records what was shown and the folder the chat runs in; with a team database, queues a sync
 for the worker. No model call; errors reach the runner.
 """
 
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
 
 IN_FORCE_HEADING = "[Project rules and decisions in force (newest version; ids for `cms get`)]"
 BRIEFING_HEADING = "[Project observations from earlier sessions]"
+SEARCHABLE = (  # a project with a memory but nothing to push: the search command still reaches it
+    "[Project memory]",
+    "Earlier chats of this project are stored; nothing of them is pushed here. Search them"
+    " before asking the user something that may have been said already.",
+)
 TASK_SOURCES = ("compact", "resume")  # a chat that goes on; startup and clear begin anew
 
 
@@ -35,12 +41,16 @@ def handle(event: HookEvent, config: Config) -> str | None:
     """The reply that injects the chat's start context, or None when there is nothing."""
     limit = inject.inject_limit(config.hooks.inject_max_chars)
     view = readable_index_view(event.session_id, inject.index_budget(limit))
-    rules, notes = start_notes(event.cwd, config.hooks.in_force_chars, config.hooks.briefing_limit)
+    rules, notes, searchable = start_notes(
+        event.cwd, config.hooks.in_force_chars, config.hooks.briefing_limit
+    )
     sections = [task_section(event.session_id)] if event.source in TASK_SOURCES else []
     if view is not None and view.text:
         sections.append(inject.index_section(view))
     sections.append(inject.observation_section(IN_FORCE_HEADING, [line for _, line in rules]))
     sections.append(inject.observation_section(BRIEFING_HEADING, [line for _, line in notes]))
+    if searchable and not any(sections):
+        sections.append(list(SEARCHABLE))
     context = inject.compose_context(
         sections, event.session_id, limit, receipt=config.hooks.receipt
     )

@@ -81,6 +81,29 @@ def test_session_start_with_nothing_stored_prints_nothing(tmp_path: Path) -> Non
     assert assert_clean_reply(done) is None
 
 
+def test_a_new_chat_of_a_project_with_only_passages_still_gets_the_search_command(
+    tmp_path: Path,
+) -> None:
+    from cms.observations.factsync import index_passages
+
+    memory = open_project_memory(str(tmp_path), create=True)
+    assert memory is not None
+    said = [("user", "The nightly export runs at 02:15 UTC from the reports cron.")]
+    memory.store.write(lambda c: index_passages(c, "old-chat", 1, said, now=1000.0))
+    memory.close()
+    text = reply_context(
+        "SessionStart", {"session_id": "new-chat", "cwd": str(tmp_path), "source": "startup"}
+    )
+    assert_framed(text, "new-chat")
+    assert "[Project memory]" in text and "02:15" not in text  # pointed at, not pushed
+    command = text.splitlines()[-2].removeprefix("To read stored facts verbatim run: ")
+    done = subprocess.run(
+        ["sh", "-c", command.replace('"<query>"', "'nightly export'")],
+        capture_output=True, text=True, env=hook_env(), timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and "02:15 UTC" in done.stdout, done.stderr
+
+
 def test_session_start_text_is_identical_for_the_same_map(tmp_path: Path) -> None:
     build_map(SESSION, suns=3, planets_per_sun=4, facts_per_planet=1)
     payload = {"session_id": SESSION, "cwd": str(tmp_path), "source": "resume"}
