@@ -152,13 +152,31 @@ class CmsConversation:
             lambda question: query_meaning(self.store, embedder, question)
         )
 
-    def fused(self, context_weight: float, semantic_weight: float) -> Ranker:
+    def add_meanings(self) -> None:
+        """Each turn's meaning by the packaged model, stored as the worker stores it, and the
+        query meaning `cms search` uses by default (cms.semantic.packaged)."""
+        from cms.language.meaning import load_model as load_meaning_model
+        from cms.language.meaning import pack
+        from cms.observations.meanings import give_meanings
+        from cms.semantic.packaged import packaged_meaning
+
+        model = load_meaning_model()
+        while give_meanings(self.store, lambda texts: [pack(model.encode(t)) for t in texts]):
+            pass
+        self.packaged = functools.lru_cache(maxsize=None)(
+            lambda question: packaged_meaning(self.store, question)
+        )
+
+    def fused(
+        self, context_weight: float, semantic_weight: float, packaged: bool = False
+    ) -> Ranker:
         weights = (*WEIGHTS[:3], context_weight)
+        meaning = self.packaged if packaged else self.meaning
 
         def search(question: str) -> list[str]:
             hits = recall(
                 self.store, question, scope=self.scope, limit=10, now=self.now, touch=False,
-                weights=weights, meaning=self.meaning(question),
+                weights=weights, meaning=meaning(question),
                 semantic_weight=semantic_weight,
             )  # fmt: skip
             return [self.ids[h.observation.id] for h in hits]
@@ -237,6 +255,9 @@ def main() -> None:
     fused_grid = [f"fused {c} {w}" for c in CONTEXT_GRID for w in SEMANTIC_GRID]
     if embedder is not None:
         methods += fused_grid + ([fused_shipped] if fused_shipped not in fused_grid else [])
+    packaged_shipped = f"packaged {WEIGHTS[3]} {SemanticConfig().weight}"
+    packaged_grid = [f"packaged {c} {w}" for c in CONTEXT_GRID for w in SEMANTIC_GRID]
+    methods += packaged_grid + ([packaged_shipped] if packaged_shipped not in packaged_grid else [])
     per_fold: dict[str, list[list[Result]]] = {m: [] for m in methods}
     with tempfile.TemporaryDirectory() as tmp:
         for ci, conv in enumerate(conversations):
@@ -248,10 +269,13 @@ def main() -> None:
             }
             if embedder is not None:
                 cms.add_vectors(embedder)
+            cms.add_meanings()
             for method in methods[2:]:
                 words = method.split()
-                if words[0] == "fused":
-                    rankers[method] = cms.fused(float(words[1]), float(words[2]))
+                if words[0] in ("fused", "packaged"):
+                    rankers[method] = cms.fused(
+                        float(words[1]), float(words[2]), packaged=words[0] == "packaged"
+                    )
                 else:
                     rankers[method] = cms.lexical(float(words[-1]))
             for method in methods:
@@ -311,6 +335,15 @@ def main() -> None:
         )
     else:
         print(f"  fused: skipped (model2vec or the model at {args.model} is missing)")
+    line(f"cms packaged ({packaged_shipped.split(' ', 1)[1]}, default)", core[packaged_shipped])
+    pcv, ppicked = cross_validated({m: core[m] for m in packaged_grid}, packaged_grid)
+    pcv_folds = [core[p][f] for f, p in enumerate(ppicked)]
+    line("cms packaged, cross-validated", pcv_folds, pcv)
+    print(
+        "  (context/semantic weights picked per fold on the other four: "
+        + ", ".join("/".join(p.split()[1:]) for p in ppicked)
+        + ")"
+    )
     print("by category (cms lexical, shipped):")
     everything = flat(per_fold[shipped])
     for category in sorted({r[0] for r in everything}):

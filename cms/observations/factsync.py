@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 RELATED_LIMIT = 60  # the earlier facts and passages that best share the rarest subject words
 RELATED_POSTINGS = 200  # index entries one check may score: its rarest words name the subject
 BULK = 200  # facts changed at once from which the vocabulary counts are taken again first
+TOOL_SPEAKER = "tool"  # the speaker of a passage a tool was called with or printed
+TOOL_PLACES = f"turn %, {TOOL_SPEAKER}"  # (SQL LIKE) the place of every such passage
 
 
 def _map_facts(cmap: CorrelationMap) -> list[tuple[str, str, str, str, int, str, str, bool]]:
@@ -144,7 +146,9 @@ def index_passages(
         (session, PASSAGE, f"{prefix}%"),
     )
     for n, (speaker, text) in enumerate(passages, start=1):
-        where = f"compaction summary {summary}" if summary else f"turn {turn}, {speaker}"
+        where = (
+            f"compaction summary {summary}" if summary else f"turn {turn}, {speaker}"
+        )  # TOOL_PLACES
         conn.execute(
             "INSERT INTO facts (session, fact_id, sun, planet, text, kind, turn, created_at, "
             'updated_at, branch, "commit", shared_commit) '

@@ -85,3 +85,36 @@ def stored_meanings(
         return found[0], found[1]
 
     return store.read(run)
+
+
+def newest_meanings(store: ObservationStore, limit: int) -> tuple[list[str], list[bytes]]:
+    """The stored meanings of up to limit of the project's newest live items, keyed as the
+    semantic index keys them (O<id>, F<row>): observations first (at most half), then facts
+    and the chats' passages but those of tools (code and logs, whose meaning a sentence model
+    does not read: they are found by their words)."""
+    from cms.observations.facts import PASSAGE
+    from cms.observations.factsync import TOOL_PLACES
+
+    def run(conn: sqlite3.Connection) -> tuple[list[str], list[bytes]]:
+        execute = conn.execute
+        rows = [
+            (f"O{i}", v)
+            for i, v in execute(
+                "SELECT id, meaning FROM observations WHERE meaning IS NOT NULL "
+                "AND archived_at IS NULL AND superseded_by IS NULL ORDER BY id DESC LIMIT ?",
+                (limit // 2,),
+            )
+        ]
+        rows += [
+            (f"F{i}", v)
+            for i, v in execute(
+                "SELECT id, meaning FROM facts WHERE meaning IS NOT NULL "
+                "AND archived = 0 AND superseded_by IS NULL "
+                "AND NOT (kind = ? AND planet LIKE ?) ORDER BY id DESC LIMIT ?",
+                (PASSAGE, TOOL_PLACES, limit - len(rows)),
+            )
+        ]
+        kept = [(key, bytes(v)) for key, v in rows if isinstance(v, bytes)]
+        return [key for key, _ in kept], [v for _, v in kept]
+
+    return store.read(run)

@@ -113,7 +113,10 @@ def select_hits(
     user: ProjectMemory | None = None,
 ) -> tuple[list[MemoryHit], str]:
     """The local ranking, or a model's pick among its best MODEL_POOL when a model selector is
-    configured (any failure falls back to the local ranking)."""
+    configured (any failure falls back to the local ranking). Meaning is fused in by the
+    semantic index when it is set up; else by the packaged model when the words alone find
+    fewer than k hits (its load and scan would triple the cost of every search: DESIGN.md
+    section 8)."""
     from cms.providers.select import make_search_selector
     from cms.search.project import search_project
 
@@ -122,7 +125,7 @@ def select_hits(
     if memory is not None:
         from cms.semantic import meaning_for, print_notice
 
-        meaning = meaning_for(config, memory.store, query, print_notice)
+        meaning = meaning_for(config, memory.store, query, print_notice, packaged=False)
     weight = config.semantic.weight
     selector = make_search_selector(config, project=project)
     if selector is None:
@@ -130,6 +133,13 @@ def select_hits(
             memory, query, k=k, session=session, meaning=meaning, semantic_weight=weight,
             user=user, history=True,
         )  # fmt: skip
+        if memory is not None and meaning is None and len(hits) < k:
+            meaning = meaning_for(config, memory.store, query, None)
+            if meaning:
+                hits = search_project(
+                    memory, query, k=k, session=session, meaning=meaning,
+                    semantic_weight=weight, user=user, history=True,
+                )  # fmt: skip
         return hits, "local"
     pool = search_project(
         memory, query, k=max(k, MODEL_POOL), session=session, meaning=meaning,

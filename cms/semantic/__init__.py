@@ -76,7 +76,7 @@ def load_embedder(config: Config, notify: Callable[[str], None] | None = None) -
         except CmsError as exc:
             reason = str(exc)
     if notify is not None and config.semantic.mode == "on":
-        notify(f"semantic search unavailable ({reason}); lexical search only")
+        notify(f"semantic index unavailable ({reason}); the packaged model ranks instead")
     log_event("debug", "semantic_unavailable", reason)
     return None
 
@@ -140,12 +140,25 @@ def query_meaning(store: ObservationStore, embedder: Embedder, query: str) -> Qu
 
 
 def meaning_for(
-    config: Config, store: ObservationStore, query: str, notify: Callable[[str], None] | None
+    config: Config,
+    store: ObservationStore,
+    query: str,
+    notify: Callable[[str], None] | None,
+    *,
+    packaged: bool = True,
 ) -> QueryMeaning | None:
-    """What the semantic index says of query when it is usable here (None otherwise, after
-    load_embedder's notice): what recall and search fuse in by score."""
+    """What the semantic index says of query when it is usable here, else (unless [semantic]
+    mode is "off", or packaged is False: the caller asks again when words alone fall short)
+    what the packaged model says of it from the meanings stored with each item; None when
+    neither can: what recall and search fuse in by score."""
     embedder = load_embedder(config, notify)
-    return None if embedder is None else query_meaning(store, embedder, query)
+    if embedder is not None:
+        return query_meaning(store, embedder, query)
+    if config.semantic.mode == "off" or not packaged:
+        return None
+    from cms.semantic.packaged import packaged_meaning
+
+    return packaged_meaning(store, query)
 
 
 def print_notice(text: str) -> None:

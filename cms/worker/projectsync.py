@@ -22,6 +22,7 @@ from cms.observations.chatsync import (
     retire_items,
     sync_chat_memory,
 )
+from cms.observations.factsync import TOOL_SPEAKER
 from cms.observations.filenotes import write_file_notes
 from cms.observations.wording import is_narration, is_question
 from cms.providers.local.sentences import clean_text
@@ -55,12 +56,12 @@ def exchange_passages(exchange: Exchange) -> list[tuple[str, str]]:
     for tool in exchange.tools:  # a call whole when short, else its sentences; what it returned
         call = " ".join(f"{tool.name}: {tool.input}".split())
         if len(call) <= TOOL_CALL_CHARS:
-            found.append(("tool", call))
+            found.append((TOOL_SPEAKER, call))
         else:
-            found += [("tool", p) for p in _statements(tool.input)]
-        found += [("tool", p) for p in _statements(tool.output)]
+            found += [(TOOL_SPEAKER, p) for p in _statements(tool.input)]
+        found += [(TOOL_SPEAKER, p) for p in _statements(tool.output)]
     if exchange.files:
-        found.append(("tool", "Files touched: " + ", ".join(exchange.files)))
+        found.append((TOOL_SPEAKER, "Files touched: " + ", ".join(exchange.files)))
     return _kept(found)
 
 

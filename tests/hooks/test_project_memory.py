@@ -278,10 +278,14 @@ def test_cms_get_prints_the_rule_in_force_with_the_version_it_replaced(tmp_path:
         [*python_cms(), "reindex", "--cwd", str(repo)], capture_output=True, text=True, env=env(), check=True
     )  # fmt: skip
     assert again.stdout.startswith("indexed ")
-    after = subprocess.run(
-        run, capture_output=True, text=True, env=env(), cwd=repo, check=True
-    ).stdout
-    assert "'j_'" in after and "'e_'" not in after
+    after = json.loads(
+        subprocess.run(run, capture_output=True, text=True, env=env(), cwd=repo, check=True).stdout
+    )["results"]
+    texts = [r["text"] for r in after]
+    current = next(n for n, text in enumerate(texts) if "'j_'" in text)
+    for n, r in enumerate(after):  # the old rule only as history, after the one in force
+        if "'e_'" in r["text"]:
+            assert r["replaced_by"] and n > current, r
     unknown = subprocess.run(
         [*python_cms(), "get", "O999", "--cwd", str(repo)], capture_output=True, text=True, env=env()
     )  # fmt: skip

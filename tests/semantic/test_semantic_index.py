@@ -140,7 +140,9 @@ def test_without_the_extra_one_notice_and_lexical_search(
     assert done.returncode == 0, done.stderr
     assert "PostgreSQL 16" in done.stdout
     (notice,) = done.stderr.splitlines()
-    assert "semantic extra is not installed" in notice and "lexical search only" in notice
+    assert (
+        "semantic extra is not installed" in notice and "the packaged model ranks instead" in notice
+    )
 
 
 def test_without_the_model_one_notice_and_lexical_search(
