@@ -289,10 +289,31 @@ def run_dialogue(path: Path, via: str, keep: bool) -> dict[str, Any]:
             "errors": project.errors[:20],
             "n_errors": len(project.errors),
             "rows": rows,
+            "generic_injected": generic_chat.injected if generic_chat else "",
+            "in_force": in_force,
+            **pushed_counts(generic_chat.injected if generic_chat else "", in_force),
         }
     finally:
         if not keep:
             project.cleanup()
+
+
+def pushed_counts(injected: str, in_force: dict[str, str]) -> dict[str, int]:
+    """The lines of the pushed "rules in force" list, and how many carry the value of one of
+    the dialogue's instructions in force: a lower bound of the list's precision (a dialogue's
+    other rules, a meeting tool say, are not in its instruction list)."""
+    from cms.hooks.session_start import IN_FORCE_HEADING
+
+    known = [v for text in in_force.values() for v in values(text)]
+    lines: list[str] = []
+    section = ""
+    for line in injected.splitlines():
+        if line.startswith("["):
+            section = line
+        elif section == IN_FORCE_HEADING and line.startswith("- "):
+            lines.append(line)
+    valued = sum(any(has_token(line, v, s) for v, s in known) for line in lines)
+    return {"pushed": len(lines), "pushed_valued": valued}
 
 
 # ----------------------------------------------------------------------------- report
@@ -379,6 +400,12 @@ def print_report(results: list[dict[str, Any]], elapsed: float, args: argparse.N
             f"  {length:>3} sessions: {len(part):>4}  cms {ratio(vis, len(part))} / "
             f"{ratio(found, len(part))}   BM25 {ratio(bm, len(part))}"
         )
+    pushed = sum(res.get("pushed", 0) for res in results)
+    valued = sum(res.get("pushed_valued", 0) for res in results)
+    print(
+        f"pushed rules list (generic request chats): {pushed} lines, {ratio(valued, pushed)} "
+        "carry an instruction in force (a lower bound of its precision)"
+    )
     no_command = sum(not r["has_command"] for r in rows)
     empty = sum(r["injected_chars"] == 0 for r in rows)
     errors = sum(r["n_errors"] for r in results)
