@@ -25,10 +25,17 @@ from cms.observations.ids import fact_source
 from cms.observations.matching import or_expression, query_terms
 from cms.observations.model import NewObservation, clean_new, title_key
 from cms.observations.overrides import pass_on_overrides, record_overrides
-from cms.observations.recall import STANDING_KINDS
+from cms.observations.recall import STANDING_KINDS, outranks
 from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state, scope_from_state
 from cms.observations.store import ObservationStore, insert_observation
-from cms.observations.subject import CHANGED, SAME, frame_of, relation, values_of
+from cms.observations.subject import (
+    CHANGED,
+    SAME,
+    frame_of,
+    names_apart,
+    relation,
+    values_of,
+)
 from cms.project import identify_project
 from cms.transcripts.redact import redact_text
 
@@ -120,7 +127,9 @@ def _relation(new: NewObservation, body: str, title: str) -> str | None:
         return (SAME if newer == older else CHANGED) if same_title else None
     if not same_title and new.source is None and _numbered_apart(new.title, title):
         return None
-    found = relation(newer, older)
+    if names_apart(newer, older):
+        return None  # "the db1 replica" and "the db2 replica": two things, however alike
+    found = relation(newer, older, by_rule=new.kind in STANDING_KINDS)
     if found is None and _near(newer, older):
         found = SAME if values_of(newer) <= values_of(older) else CHANGED
     return found
@@ -132,12 +141,6 @@ def mark_files(
     """Record the state of the files a new observation names, as they are in the work tree."""
     if new.files and place.root:
         record_marks(conn, observation, current_marks(place.root, new.files))
-
-
-def _outranks(older: str, newer: str) -> bool:
-    """Whether an item of kind `older` stands above a newer one of kind `newer`: a standing
-    kind (a rule, a decision: what is in force) is replaced only by another standing one."""
-    return older in STANDING_KINDS and newer not in STANDING_KINDS
 
 
 _ROW = 'id, kind, title, body, branch, archived_at, source, "commit", shared_commit'
@@ -213,7 +216,7 @@ def store_candidate(
             found = CHANGED
         if found is None:
             continue
-        if found == CHANGED and not same_identity and _outranks(kind, new.kind):
+        if found == CHANGED and not same_identity and outranks(kind, new.kind):
             continue  # a learning (the agent's narration) never replaces a rule or decision
         visible = branch is None or branch == place.branch or branch in place.default_branches
         if found == SAME and visible:

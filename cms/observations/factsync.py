@@ -163,14 +163,18 @@ def fact_retires(new: IndexedFact, old: IndexedFact) -> bool:
     """Whether new, said later, restates or changes old (the same subject, cms.observations.
     subject.relation), so that old leaves what is in force; a poorer restatement does not; nor
     does a statement of another branch (old of no known branch, indexed before branches were
-    recorded, may be retired from anywhere)."""
+    recorded, may be retired from anywhere), nor a rule or decision by a statement of another
+    kind (recall.outranks)."""
+    from cms.observations.recall import STANDING_KINDS, outranks
     from cms.observations.subject import SAME, is_poorer, relation
 
     if (old.created_at, old.id) >= (new.created_at, new.id):
         return False
     if old.branch is not None and old.branch != new.branch:
         return False  # a branch retires only its own (another's shows while it is visible)
-    found = relation(new.text, old.text)
+    if outranks(old.kind, new.kind):
+        return False  # the agent's narration never retires the user's rule or decision
+    found = relation(new.text, old.text, by_rule=new.kind in STANDING_KINDS)
     return found is not None and not (found == SAME and is_poorer(new.text, old.text))
 
 

@@ -342,6 +342,13 @@ def briefing(
 STANDING_KINDS = ("preference", "decision")
 
 
+def outranks(older: str, newer: str) -> bool:
+    """Whether an item of kind `older` stands above a newer one of kind `newer`: a standing
+    kind (a rule, a decision: what is in force) is replaced only by another standing one, for
+    observations and facts alike (the agent's narration never replaces the user's rule)."""
+    return older in STANDING_KINDS and newer not in STANDING_KINDS
+
+
 def in_force(
     store: ObservationStore, scope: BranchScope, *, now: float | None = None
 ) -> list[RecalledObservation]:

@@ -201,11 +201,67 @@ def has_change_cue(text: str) -> bool:
 
 SAME = "same"  # the same subject, no new value: a restatement
 CHANGED = "changed"  # the same subject with another value: the newer supersedes
+SLOT_REACH = 2  # words before a number that may name what it measures ("port 5433", "port: 5433")
+SLOT_NUMBERS = 3  # numbered tokens a statement may hold for its numbers to be compared
 
 
-def relation(newer: str, older: str) -> str | None:
+@lru_cache(maxsize=TEXTS_KEPT)
+def value_slots(text: str) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """The numbers a statement gives and what each measures: {noun: its numbers} for a number
+    a word names within SLOT_REACH words before it ("port 5433", "node 18", "limit: 100"), and
+    the numbered tokens nothing names ("db1", "checkout_v2"): names that tell subjects apart.
+    Read from the shape of tokens (a digit in it), not from a list of words."""
+    tokens = [t.rstrip(".,;:-/").casefold() for t in _TOKEN.findall(text)]
+    named: dict[str, set[str]] = {}
+    loose: set[str] = set()
+    for n, token in enumerate(tokens):
+        if not any(c.isdigit() for c in token):
+            continue
+        noun = None
+        for word in tokens[max(0, n - SLOT_REACH) : n][::-1]:
+            if any(c.isdigit() for c in word):
+                break
+            if word not in STOPWORDS and word not in _CUE_WORDS:
+                noun = stem(_plain(word))
+                break
+        if noun:
+            named.setdefault(noun, set()).add(token)
+        else:
+            loose.add(token)
+    return {noun: frozenset(v) for noun, v in named.items()}, frozenset(loose)
+
+
+def numbers_changed(newer: str, older: str) -> bool:
+    """Whether a later statement gives another number for what an earlier one measured ("on
+    port 6543" after "on port 5433"), agreeing on every other measure both give, both naming
+    the same numbered things ("the db1 replica": another replica, or no replica, is another
+    subject), neither a log or a table (more than SLOT_NUMBERS numbers). Precise on what the user states (3 of 3 labelled pairs),
+    not on the agent's narration, where a verb takes the noun's place ("returns 422"): callers
+    ask it of the user's own rules and decisions only (docs/benchmarks.md)."""
+    (new_named, new_loose), (old_named, old_loose) = value_slots(newer), value_slots(older)
+    counts = (sum(map(len, named.values())) + len(loose) for named, loose in
+              ((new_named, new_loose), (old_named, old_loose)))  # fmt: skip
+    if max(counts) > SLOT_NUMBERS:
+        return False
+    shared = new_named.keys() & old_named.keys()
+    changed = {noun for noun in shared if not new_named[noun] & old_named[noun]}
+    if not changed or len(changed) < len(shared):
+        return False
+    return old_loose == new_loose  # "port 7001" alone says nothing of "the db1 replica"
+
+
+def names_apart(newer: str, older: str) -> bool:
+    """Whether two statements name different numbered things no word measures ("the db1
+    replica" and "the db2 replica"): two subjects, whatever else they share."""
+    new_loose, old_loose = value_slots(newer)[1], value_slots(older)[1]
+    return bool(new_loose and old_loose and not new_loose & old_loose)
+
+
+def relation(newer: str, older: str, *, by_rule: bool = False) -> str | None:
     """SAME, CHANGED or None (unrelated) for a later statement and an earlier one: CHANGED when
     the later one names a value the earlier did not (a new version, prefix, tool or a negation);
+    never for two that name different numbered things (names_apart); when the later is a rule
+    or decision (by_rule), also when it gives another number for one thing (numbers_changed);
     for verbs whose objects add up (add, include, import) only when it says it replaces.
 
     Same subject: one frame holds the other, they share at least two words and at least half of
@@ -213,6 +269,10 @@ def relation(newer: str, older: str) -> str | None:
     A change cue in the newer statement ("from now on", "instead of") allows extra words on the
     older side (a reason, say), down to one shared word when the newer frame lies inside it.
     """
+    if names_apart(newer, older):
+        return None  # "db1" and "db2": two things, however alike the sentences
+    if by_rule and numbers_changed(newer, older):
+        return CHANGED  # the user's rule or decision gives another number for one thing
     fn, fo = frame_of(newer), frame_of(older)
     if not fn or not fo:
         return None

@@ -12,7 +12,8 @@ from cms.map.ops import apply_ops
 from cms.map.store import save_map
 from cms.observations.access import open_project_memory
 from cms.observations.chatsync import rebuild_fact_index, sync_chat_memory
-from cms.observations.facts import find_facts
+from cms.observations.facts import IndexedFact, find_facts
+from cms.observations.factsync import fact_retires
 from cms.observations.ids import chat_tag, fact_key
 from cms.observations.wording import is_question
 from cms.search.project import MemoryHit, search_project
@@ -245,3 +246,25 @@ def test_the_rule_promoted_from_a_superseded_fact_is_superseded_with_it(
     with memory:
         in_force = [o.body or o.title for o in memory.store.list_observations()]
     assert [r for r in rules if r in in_force] == [rules[-1]]
+
+
+def _fact(row: int, kind: str, text: str) -> IndexedFact:
+    return IndexedFact(
+        id=row, session="s", fact_id=f"F{row}", sun="DB", planet="Port", text=text, kind=kind,
+        turn=row, created_at=1000.0 + row, updated_at=1000.0 + row, archived=False,
+        superseded_by=None, branch="main",
+    )  # fmt: skip
+
+
+def test_the_agents_narration_never_retires_the_users_decision_among_facts() -> None:
+    decision = _fact(1, "decision", "We switched to port 6543 (pgbouncer).")
+    narration = _fact(2, "learning", "I switched app/db.py to port 6543 (pgbouncer).")
+    assert not fact_retires(narration, decision)
+
+
+def test_a_decision_with_another_number_for_one_thing_retires_the_older_fact() -> None:
+    older = _fact(1, "learning", "We use PostgreSQL 16 on port 5433.")
+    newer = _fact(2, "decision", "Change of plan: we switched to port 6543 (pgbouncer).")
+    replica = _fact(3, "decision", "The db1 replica listens on port 6001.")
+    assert fact_retires(newer, older)
+    assert not fact_retires(replica, newer)  # another numbered thing: another subject

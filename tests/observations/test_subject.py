@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cms.observations.subject import CHANGED, SAME, relation
+from cms.observations.subject import CHANGED, SAME, numbers_changed, relation
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,28 @@ def test_a_later_statement_restates_changes_or_leaves_an_earlier_one(
 def test_one_shared_verb_is_not_a_subject_even_with_a_change_cue() -> None:
     rule = "From now on, I need you to start all your variable names with 'z_'"
     assert relation("I want you to start using PyCharm as your IDE from now on.", rule) is None
+
+
+@pytest.mark.parametrize(
+    ("newer", "older", "changed"),
+    [
+        (
+            "Change of plan: we switched to port 6543 (pgbouncer).",
+            "We use PostgreSQL 16 on port 5433.",
+            True,
+        ),
+        ("bump node to 20", "we're on node 18", True),
+        ("raise the rate limit to 300/min", "the rate limit: 100 req/min per api key", True),
+        ("The db2 replica listens on port 6002.", "The db1 replica listens on port 6001.", False),
+        ("We run Postgres 16 on port 5433.", "We run Postgres 15 on port 5432.", True),
+        ("We run Postgres 16 on port 5432.", "We run Postgres 15 on port 5432.", False),  # not all
+        ("The db1 replica listens on port 6001.", "The db1 replica listens on port 6001.", False),
+        ("Use port 6543.", "Errors: 500 on /a, 502 on /b, 503 on /c, 504 on /d, port 5433", False),
+        ("We use pnpm.", "We use port 5433.", False),  # no number to compare
+        ("The db1 replica listens on port 6001.", "We use PostgreSQL 16 on port 5433.", False),
+    ],
+)
+def test_another_number_for_the_same_noun_changes_a_statement(
+    newer: str, older: str, changed: bool
+) -> None:
+    assert numbers_changed(newer, older) is changed
