@@ -27,6 +27,20 @@ from cms.project import identify_project
 
 ROOT = Path(__file__).resolve().parents[2]
 
+TOOLS = (  # the server's own tools, in the order it lists them (the hook tools follow)
+    "search_map",
+    "show_map",
+    "recall",
+    "remember",
+    "update",
+    "supersede",
+    "correct",
+    "search",
+    "get",
+    "forget",
+    "stats",
+)
+
 
 def git(cwd: Path, *args: str) -> str:
     done = subprocess.run(

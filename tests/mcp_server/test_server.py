@@ -14,21 +14,7 @@ from cms.mcp_server.front import HOOK_TOOLS
 from cms.mcp_server.map_tools import MapTools
 from cms.mcp_server.memory_tools import MemoryTools
 from cms.mcp_server.observation_tools import ObservationTools
-from tests.mcp_server.helpers import ROOT, memory_client
-
-TOOLS = (
-    "search_map",
-    "show_map",
-    "recall",
-    "remember",
-    "update",
-    "supersede",
-    "correct",
-    "search",
-    "get",
-    "forget",
-    "stats",
-)
+from tests.mcp_server.helpers import ROOT, TOOLS, memory_client
 
 
 def list_tools(cwd: Path) -> list[Any]:

@@ -15,6 +15,7 @@ import pytest
 from cms import paths
 from cms.mcp_server.front import HOOK_TOOLS
 from tests.mcp_server.helpers import (
+    TOOLS,
     make_git_project,
     seed_map,
     server_env,
@@ -76,20 +77,7 @@ def test_every_tool_answers_over_stdio_and_stdout_carries_only_the_protocol(
         return out
 
     out = run_session(project, errlog, steps)
-    assert out["tools"] == {
-        "search_map",
-        "show_map",
-        "recall",
-        "remember",
-        "update",
-        "supersede",
-        "correct",
-        "search",
-        "get",
-        "forget",
-        "stats",
-        *HOOK_TOOLS,
-    }
+    assert out["tools"] == {*TOOLS, *HOOK_TOOLS}
     for name in (
         "remember",
         "search_map",
