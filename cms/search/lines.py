@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from cms.search.project import MemoryHit
 
 SHOWN_SHARE = 0.8  # of a passage's words a better hit already shows, to leave the passage out
+CLOSE_SHARE = 0.5  # of the best hit's relevance a hit needs to be ordered by time among the best
 
 
 def each_said_once(hits: list[MemoryHit]) -> list[MemoryHit]:
@@ -99,6 +100,25 @@ def first_in_force(hits: list[MemoryHit], k: int) -> list[MemoryHit]:
                 return hits[:n]
             taken += 1
     return hits
+
+
+def said_last_first(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """The hits in force (the k most relevant) in the order they were said, the last first,
+    those at least CLOSE_SHARE as relevant as the best before the others, each with its
+    history lines still under it: where two of them state one subject in words too unlike for
+    newest_first to pair, the one in force is not printed below the one it replaced."""
+    groups: list[list[MemoryHit]] = []
+    for hit in hits:
+        if hit.replaced_by and groups:
+            groups[-1].append(hit)
+        else:
+            groups.append([hit])
+    best = max((group[0].relevance for group in groups), default=0.0)
+    groups.sort(
+        key=lambda group: (group[0].relevance >= CLOSE_SHARE * best, group[0].said_at),
+        reverse=True,
+    )  # stable: ties by relevance
+    return [hit for group in groups for hit in group]
 
 
 def read_meanings(memory: ProjectMemory, hits: list[MemoryHit]) -> None:

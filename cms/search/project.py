@@ -27,6 +27,7 @@ from cms.search.lines import (
     mark_files_moved_on,
     newest_first,
     read_meanings,
+    said_last_first,
 )
 
 TYPE_CHECKING = False
@@ -399,7 +400,8 @@ def _ranked(
     RULES_LISTED, even past k: such a question is answered by every rule on its subject. Hits
     known by an id in exclude are left out first (the prompt hook's items already shown: the
     rules listed must not crowd out fresh ones); then each thing said once and the newest of a
-    subject first (cms.search.lines)."""
+    subject first (cms.search.lines); with history (the search command), the k printed newest
+    first (lines.said_last_first)."""
     if exclude:
         excluded = set(exclude)
         hits = [h for h in hits if excluded.isdisjoint(h.aliases)]
@@ -426,8 +428,10 @@ def _ranked(
         hits = on_subject + first_in_force(rest, max(0, k - len(on_subject)))
         return hits  # the rules in subject order of relevance; the chat's own do not jump them
     hits = first_in_force(hits, k)
+    if history:
+        hits = said_last_first(hits)
     if session and hits:
-        floor = hits[0].relevance * CURRENT_CHAT_SHARE
+        floor = max(h.relevance for h in hits) * CURRENT_CHAT_SHARE
         # the chat's own facts, then its own words, then the rest (each by relevance)
         hits.sort(key=lambda h: 2 if h.chat != session or h.relevance < floor else h.is_passage)
     return hits

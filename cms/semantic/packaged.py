@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from cms.language.meaning import MeaningModel, Vector
     from cms.observations.store import ObservationStore
 
-SCAN = 1000  # newest live items whose stored meaning a query is compared with (~10 us each)
+SCAN = 2000  # newest live items whose stored meaning a query is compared with (~10 us each)
 
 
 def packaged_meaning(store: ObservationStore, query: str) -> QueryMeaning | None:
