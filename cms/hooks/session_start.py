@@ -3,8 +3,8 @@
 Injects, after compaction or on resume, the chat's current task first (what it was doing and
 what comes next), then the map index (if any), the project's rules in force and the briefing
 (when the project has a memory but none of these, a line saying so, so that the search command
-still reaches the chat), and records what was shown and the folder the chat runs in; with a team database, queues a sync
-for the worker. No model call; errors reach the runner.
+still reaches the chat), and records what was shown and the folder the chat runs in; with a
+team database, queues a sync for the worker. No model call; errors reach the runner.
 """
 
 from __future__ import annotations

@@ -146,9 +146,8 @@ def index_passages(
         (session, PASSAGE, f"{prefix}%"),
     )
     for n, (speaker, text) in enumerate(passages, start=1):
-        where = (
-            f"compaction summary {summary}" if summary else f"turn {turn}, {speaker}"
-        )  # TOOL_PLACES
+        # the place of a turn's passage (TOOL_PLACES matches those of tools)
+        where = f"compaction summary {summary}" if summary else f"turn {turn}, {speaker}"
         conn.execute(
             "INSERT INTO facts (session, fact_id, sun, planet, text, kind, turn, created_at, "
             'updated_at, branch, "commit", shared_commit) '

@@ -1,6 +1,6 @@
 """What the packaged model (cms.language.meaning, installed with cms) says of a query: the
-default semantic half of `cms search`, `cms recall` and MCP when the optional extra is not set
-up (DESIGN.md section 4: meaning is part of the ranking by default).
+semantic half of `cms recall` and MCP, and of `cms search` when words alone find too few hits,
+whenever the optional extra is not set up (meaning is part of the ranking by default).
 
 Reads the meaning each item was given once when it was written (observations.meanings): the
 query is encoded once, compared with the stored vectors of the project's newest live items (at
