@@ -18,6 +18,9 @@ with outdated values: a line of the injection matches an outdated regex and not 
 found (the current regex matches the search output); misled (the first line of the search output
 that matches the current or an outdated regex matches only an outdated one). Baseline in the
 same run: plain BM25 over the raw user and assistant texts of every chat, top 5 for the prompt.
+Also counted, from each project's store after the replay: the items out of force that a value
+change of the agent's edits names (cms.observations.edited), by whether they name only an
+outdated value of a probe (right), only the current one (wrong) or neither.
 
 Usage: python bench/scenarios_bench.py [--data FILE] [--only ID,...] [--jobs N] [--json OUT]
        [--show-misses] [--keep]
@@ -199,6 +202,45 @@ def misled(probe: dict[str, Any], output: str) -> bool:
     return False
 
 
+def edit_retirements(project: Project, probes: list[dict[str, Any]]) -> dict[str, int]:
+    """Items out of force that a recorded value change of an edit names (cms.observations.
+    edited): how many name only an outdated value of a probe, only the current one, or
+    neither (or both). Read from the project's store after the replay."""
+    import sqlite3
+
+    from cms.observations.edited import ValueChange, outdated_by
+
+    counts = {"outdated": 0, "current": 0, "other": 0}
+    for db in (project.root / "cms-home" / "projects").glob("*/observations.db"):
+        conn = sqlite3.connect(db)
+        try:
+            changes = conn.execute("SELECT session, turn, removed, added FROM value_changes")
+            retired = conn.execute(
+                "SELECT session, turn, text, kind FROM facts WHERE superseded_by IS NOT NULL "
+                "UNION ALL SELECT session, coalesce(turn, 0), body, kind FROM observations "
+                "WHERE superseded_by IS NOT NULL OR archived_at IS NOT NULL"
+            ).fetchall()
+            for session, turn, removed, added in changes.fetchall():
+                change = ValueChange(frozenset(removed.split()), frozenset(added.split()))
+                for item_session, item_turn, text, kind in retired:
+                    if (item_session == session and item_turn >= turn) or not outdated_by(
+                        text, kind, change
+                    ):
+                        continue
+                    current = any(matches(p["current"], text) for p in probes)
+                    old = any(matches(o, text) for p in probes for o in p["outdated"])
+                    counts[
+                        "outdated"
+                        if old and not current
+                        else "current"
+                        if current and not old
+                        else "other"
+                    ] += 1
+        finally:
+            conn.close()
+    return counts
+
+
 def run_scenario(scenario: dict[str, Any], keep: bool) -> dict[str, Any]:
     started = time.perf_counter()
     name = scenario["id"]
@@ -253,6 +295,7 @@ def run_scenario(scenario: dict[str, Any], keep: bool) -> dict[str, Any]:
             "seconds": time.perf_counter() - started,
             "errors": project.errors[:20],
             "rows": rows,
+            "edit_retirements": edit_retirements(project, scenario["probes"]),
         }
     finally:
         if not keep:
@@ -306,6 +349,15 @@ def print_report(results: list[dict[str, Any]], elapsed: float, show_misses: boo
             f"{k} {ratio(sum(r['shown'] for r in v), len(v))} ({len(v)})"
             for k, v in sorted(by_kind.items())
         )
+    )
+    retired = {
+        key: sum(res["edit_retirements"][key] for res in results)
+        for key in ("outdated", "current", "other")
+    }
+    print(
+        "items an edit's value change took out of force: naming only an outdated value "
+        f"{retired['outdated']}, only the current one {retired['current']}, "
+        f"neither or both {retired['other']}"
     )
     no_command = sum(not r["has_command"] for r in rows)
     print(f"new chats without a search command: {no_command}")

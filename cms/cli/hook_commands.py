@@ -11,16 +11,13 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from cms import paths
 from cms.console import load_command_config, print_json
 from cms.errors import ProviderError
-
-if TYPE_CHECKING:
-    from cms.transcripts.exchange import Exchange
 
 
 def hook(
@@ -91,7 +88,7 @@ def replay(
     from cms.worker import queue
     from cms.worker.currenttask import update_task
     from cms.worker.drain import drain_chat
-    from cms.worker.projectsync import index_chat_summaries, sync_project_memory
+    from cms.worker.projectsync import index_chat_summaries, index_replayed, sync_project_memory
     from cms.worker.update import update_chat_map
 
     config = load_command_config()
@@ -140,7 +137,7 @@ def replay(
             offline=provider is None,
             prompts={e.turn: e.user for e in exchanges},
         )
-        index_replayed(folder, session_id, exchanges)
+        index_replayed(str(folder), session_id, exchanges)
         index_chat_summaries(session_id, str(folder), str(transcript))
     captured = None
     if capture and exchanges:
@@ -174,22 +171,6 @@ def replay(
     print(f"{accepted} ops accepted, {rejected} rejected (provider: {summary['provider']})")
     if captured is not None:
         print("observations captured" if captured else "observation capture failed (see log)")
-
-
-def index_replayed(folder: Path, session_id: str, exchanges: list[Exchange]) -> None:
-    """Index what every replayed exchange said in the project's memory (see projectsync)."""
-    from cms.observations.access import open_project_memory
-    from cms.observations.chatsync import fact_place, index_exchange
-    from cms.worker.projectsync import exchange_passages
-
-    memory = open_project_memory(folder, create=True)
-    if memory is None:  # pragma: no cover - create=True always opens
-        return
-    place = fact_place(folder)
-    with memory:
-        for exchange in exchanges:
-            passages = exchange_passages(exchange)
-            index_exchange(memory, session_id, exchange.turn, passages, place)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,7 @@ rebuilds. Runs in the worker and the CLI, never on the hook fast path.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +191,47 @@ def retire_items(memory: ProjectMemory, ids: list[str], result: SyncResult) -> i
     return int(memory.store.write(run))
 
 
+def retire_edited(
+    memory: ProjectMemory,
+    session: str,
+    turn: int,
+    replaced: Sequence[tuple[str, str]],
+    result: SyncResult,
+    place: Place = NOWHERE,
+) -> int:
+    """Mark the items said before this turn that its edits made outdated (a value the agent
+    replaced in the code: cms.observations.edited) as retire_items does; how many were marked."""
+    from cms.observations.edited import changes_of, outdated_items, record_changes
+
+    changes = changes_of(replaced)
+    if not changes:
+        return 0
+    stamp = time.time()
+
+    def run(conn: Any) -> list[str]:
+        record_changes(conn, changes, branch=place[0], session=session, turn=turn, now=stamp)
+        return outdated_items(conn, changes, branch=place[0], session=session, turn=turn)
+
+    keys = memory.store.write(run)
+    return retire_items(memory, keys, result) if keys else 0
+
+
+def retire_edited_again(memory: ProjectMemory) -> int:
+    """After a rebuild of the fact index: mark again, turn by turn, what recorded value changes
+    outdated (retire_edited); how many were marked."""
+    from cms.observations.edited import outdated_items, recorded_changes
+
+    marked = 0
+    for session, turn, branch, changes in memory.store.read(recorded_changes):
+        keys = memory.store.read(
+            lambda c, s=session, t=turn, b=branch, ch=changes: outdated_items(  # type: ignore[misc]
+                c, ch, branch=b, session=s, turn=t
+            )
+        )
+        marked += retire_items(memory, keys, SyncResult([], [])) if keys else 0
+    return marked
+
+
 def _branch_of(conn: Any, obs: int) -> str | None:
     row = conn.execute("SELECT branch FROM observations WHERE id = ?", (obs,)).fetchone()
     return None if row is None else row[0]
@@ -257,6 +298,7 @@ def rebuild_fact_index(memory: ProjectMemory, maps: Iterable[CorrelationMap]) ->
         )
         total += len(changed)
     memory.store.write(lambda c: retire_again(c, retired))
+    retire_edited_again(memory)
     memory.store.write(rebuild_observation_text_index)
     memory.store.write(lambda c: tidy_text_indexes(c, force=True))
     return total

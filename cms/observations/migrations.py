@@ -285,6 +285,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         WHERE superseded_by IS NULL AND archived = 0 AND kind != 'passage';
         """,
     ),
+    (
+        "021_value_changes",
+        """
+        CREATE TABLE value_changes (
+            id INTEGER PRIMARY KEY, session TEXT NOT NULL, turn INTEGER NOT NULL,
+            removed TEXT NOT NULL, added TEXT NOT NULL, branch TEXT, created_at REAL NOT NULL
+        );
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

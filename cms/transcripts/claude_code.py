@@ -12,6 +12,7 @@ import json
 import re
 
 from cms.transcripts import cleanup, jsonl, turns
+from cms.transcripts.edits import edit_pairs
 from cms.transcripts.exchange import Exchange
 
 TYPE_CHECKING = False
@@ -330,7 +331,7 @@ class _Turn:
             return
         name = str(block.get("name") or "tool")
         summary, paths = _tool_input(name, block.get("input"))
-        tool = cleanup.PendingTool(name, summary)
+        tool = cleanup.PendingTool(name, summary, edit_pairs(block.get("input")))
         self.tools.append(tool)
         if isinstance(tool_id, str):
             self.by_id[tool_id] = tool

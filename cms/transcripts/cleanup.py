@@ -12,6 +12,7 @@ from cms.transcripts.redact import redact_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import TypeVar
 
     from cms.transcripts.turns import TurnLines
@@ -22,6 +23,8 @@ USER_LIMIT = 4_000
 ASSISTANT_LIMIT = 6_000
 TOOL_INPUT_LIMIT = 300
 TOOL_OUTPUT_LIMIT = 400
+EDIT_LIMIT = 600  # each side of an edit's replacement kept (what values it changed)
+MAX_EDITS = 8  # replacements kept of one tool call
 SUMMARY_LIMIT = 40_000  # a compaction summary (the agent's own account of the chat so far)
 # Tools whose result is a subagent's report: prose an agent wrote, kept like an answer.
 SUBAGENT_TOOLS = ("Task", "Agent")
@@ -209,12 +212,18 @@ def add_file(files: list[str], path: object) -> None:
             files.append(cleaned)
 
 
+def _trimmed(text: str, limit: int) -> str:
+    """The head of text, redacted with a margin first (a secret the cut falls in is whole)."""
+    return redact_text(text[: limit + _MARGIN])[:limit]
+
+
 class PendingTool:
     """A tool call while a reader collects it; `freeze` trims it into the Exchange's ToolCall
     (a report, REPORT_TOOLS, to an answer's length, any other output to TOOL_OUTPUT_LIMIT)."""
 
-    def __init__(self, name: str, summary: str) -> None:
+    def __init__(self, name: str, summary: str, replaced: Sequence[tuple[str, str]] = ()) -> None:
         self.name, self.summary, self.output, self.is_error = name, summary, "", False
+        self.replaced = list(replaced)
 
     def freeze(self) -> ToolCall:
         return ToolCall(
@@ -224,4 +233,9 @@ class PendingTool:
                 self.output, ASSISTANT_LIMIT if self.name in REPORT_TOOLS else TOOL_OUTPUT_LIMIT
             ),
             is_error=self.is_error,
+            replaced=tuple(
+                (_trimmed(old, EDIT_LIMIT), _trimmed(new, EDIT_LIMIT))
+                for old, new in self.replaced[:MAX_EDITS]
+                if old.strip() and new.strip() and old != new
+            ),
         )

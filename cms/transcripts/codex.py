@@ -12,6 +12,7 @@ import json
 import re
 
 from cms.transcripts import cleanup, jsonl, turns
+from cms.transcripts.edits import patch_pairs
 from cms.transcripts.exchange import Exchange
 
 TYPE_CHECKING = False
@@ -239,7 +240,9 @@ class _Turn:
             if target is not None:  # polling a running command: its output belongs there
                 self.by_call[call_id] = target
                 return
-        tool = cleanup.PendingTool(name, _tool_input(name, args, self.files))
+        patch = args.get("input") if isinstance(args, dict) else args
+        replaced = patch_pairs(patch) if isinstance(patch, str) else []
+        tool = cleanup.PendingTool(name, _tool_input(name, args, self.files), replaced)
         self.tools.append(tool)
         if call_id:
             self.by_call[call_id] = tool

@@ -15,6 +15,8 @@ class ToolCall(Record, frozen=True):
     input: str
     output: str = ""
     is_error: bool = False
+    # what an edit replaced in a file: (old text, new text) pairs, trimmed and redacted
+    replaced: tuple[tuple[str, str], ...] = ()
 
 
 class Exchange(Record, frozen=True):

@@ -48,7 +48,13 @@ def exchange_to_dict(exchange: Exchange) -> dict[str, Any]:
         "user": exchange.user,
         "assistant": exchange.assistant,
         "tools": [
-            {"name": t.name, "input": t.input, "output": t.output, "is_error": t.is_error}
+            {
+                "name": t.name,
+                "input": t.input,
+                "output": t.output,
+                "is_error": t.is_error,
+                **({"replaced": [list(pair) for pair in t.replaced]} if t.replaced else {}),
+            }
             for t in exchange.tools
         ],
         "files": list(exchange.files),
@@ -63,6 +69,19 @@ def _str(value: Any, default: str = "") -> str:
     return value if isinstance(value, str) else default
 
 
+def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
+    """A list of two-string lists as pairs; anything else left out."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        (pair[0], pair[1])
+        for pair in value
+        if isinstance(pair, list | tuple)
+        and len(pair) == 2
+        and all(isinstance(side, str) for side in pair)
+    )
+
+
 def exchange_from_dict(data: dict[str, Any]) -> Exchange:
     """The exchange stored in a job (tolerant: odd fields become empty)."""
     tools = []
@@ -74,6 +93,7 @@ def exchange_from_dict(data: dict[str, Any]) -> Exchange:
                     input=_str(raw.get("input")),
                     output=_str(raw.get("output")),
                     is_error=raw.get("is_error") is True,
+                    replaced=_pairs(raw.get("replaced")),
                 )
             )
     extra = data.get("extra")

@@ -16,9 +16,11 @@ from cms.log import log_event
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
 from cms.observations.chatsync import (
+    SyncResult,
     fact_place,
     index_exchange,
     index_summaries,
+    retire_edited,
     retire_items,
     sync_chat_memory,
 )
@@ -121,18 +123,45 @@ def sync_project_memory(
     if memory is None:  # pragma: no cover - create=True always opens
         return 0, 0, 0
     with memory:
+        place = fact_place(cwd)
         if exchange is not None:
             passages = exchange_passages(exchange)
-            index_exchange(memory, session_id, exchange.turn, passages, fact_place(cwd))
-        if cmap is None:
-            return 0, 0, 0
+            index_exchange(memory, session_id, exchange.turn, passages, place)
+        result = SyncResult([], [])
+        if cmap is not None:
+            if exchange is not None:
+                prompts = {**(prompts or {}), exchange.turn: exchange.user}
+            result = sync_chat_memory(
+                memory, cmap, cwd=cwd, agent=agent, prompts=prompts, offline=offline
+            )
+            marked = retire_items(memory, retired, result) if retired else 0
+        else:
+            marked = 0
         if exchange is not None:
-            prompts = {**(prompts or {}), exchange.turn: exchange.user}
-        result = sync_chat_memory(
-            memory, cmap, cwd=cwd, agent=agent, prompts=prompts, offline=offline
-        )
-        marked = retire_items(memory, retired, result) if retired else 0
+            marked += retire_edited(
+                memory, session_id, exchange.turn, _replaced(exchange), result, place
+            )
         return len(result.facts), len(result.observations), marked
+
+
+def _replaced(exchange: Exchange) -> list[tuple[str, str]]:
+    return [pair for tool in exchange.tools for pair in tool.replaced]
+
+
+def index_replayed(cwd: str, session_id: str, exchanges: list[Exchange]) -> None:
+    """Index what every replayed exchange said in the project's memory, then, turn by turn, mark
+    what each turn's edits made outdated (as the worker does after each live turn)."""
+    memory = open_project_memory(cwd, create=True)
+    if memory is None:  # pragma: no cover - create=True always opens
+        return
+    place = fact_place(cwd)
+    with memory:
+        for exchange in exchanges:
+            index_exchange(memory, session_id, exchange.turn, exchange_passages(exchange), place)
+        for exchange in exchanges:
+            retire_edited(
+                memory, session_id, exchange.turn, _replaced(exchange), SyncResult([], []), place
+            )
 
 
 def update_file_notes(cwd: str) -> int:

@@ -431,3 +431,46 @@ def test_an_answered_question_reads_as_the_users_choice_with_the_options_descrip
         "Asked Which tools should we set up: the user chose Credo + Dialyxir + mix_audit "
         "(Skip Sobelow (security))."
     )
+
+
+def test_an_edit_keeps_what_it_replaced_redacted_and_a_multi_edit_each_of_its_edits(
+    tmp_path: Path,
+) -> None:
+    token = fake("ghp_", 36)
+    path = write_jsonl(
+        tmp_path / "s.jsonl",
+        [
+            user("the staging db is on 6543 now"),
+            assistant(
+                tool_use(
+                    "toolu_1",
+                    "Edit",
+                    file_path="config/staging.env",
+                    old_string="DATABASE_URL=postgres://db:5433/app",
+                    new_string=f"DATABASE_URL=postgres://db:6543/app\nTOKEN={token}",
+                ),
+                tool_use(
+                    "toolu_2",
+                    "MultiEdit",
+                    file_path="docs/env.md",
+                    edits=[
+                        {"old_string": "port 5433", "new_string": "port 6543"},
+                        {"old_string": "same", "new_string": "same"},
+                        {"old_string": 7, "new_string": "odd"},
+                    ],
+                ),
+                tool_use("toolu_3", "Bash", command="make test"),
+            ),
+            tool_result("toolu_1", "ok"),
+            assistant(text("Moved staging to 6543.")),
+        ],
+    )
+    exchange = claude_code.read_latest_exchange(path)
+    assert exchange is not None
+    edit, multi, bash = exchange.tools
+    assert edit.input == "config/staging.env"
+    old, new = edit.replaced[0]
+    assert old == "DATABASE_URL=postgres://db:5433/app" and "6543" in new
+    assert token not in new and "[REDACTED:" in new
+    assert multi.replaced == (("port 5433", "port 6543"),)  # no change and odd ones left out
+    assert bash.replaced == ()

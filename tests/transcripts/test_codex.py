@@ -151,6 +151,7 @@ def test_apply_patch_names_its_files(tmp_path: Path) -> None:
     assert exchange is not None
     assert exchange.files == ("src/app.ts", "src/new.ts")
     assert exchange.tools[0].input == "Update src/app.ts, Add src/new.ts"
+    assert exchange.tools[0].replaced == (("a", "b"),)
     assert exchange.tools[0].output == "Success."
     assert exchange.tools[1].name == "web_search" and exchange.tools[1].input == "opencode"
     assert exchange.assistant == "Set it to 90."  # from the event when no message item exists

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from cms.config import parse_config
 from cms.providers.usage import record_usage
-from cms.transcripts.exchange import Exchange
-from cms.worker.jobs import exchange_to_dict, run_map_update
+from cms.transcripts.exchange import Exchange, ToolCall
+from cms.worker.jobs import exchange_from_dict, exchange_to_dict, run_map_update
 from tests.fakes.anthropic_server import FakeAnthropicServer
 
 
@@ -50,3 +50,11 @@ def test_a_job_the_model_answered_is_logged_with_the_models_name(
     exchange = Exchange(user="Keep sessions in Redis 7.", assistant="Noted.", turn=1)
     payload = {"exchange": exchange_to_dict(exchange), "project": "proj", "cwd": str(tmp_path)}
     assert "via=anthropic" in run_map_update("chat-model-1", payload, config)
+
+
+def test_what_an_edit_replaced_survives_the_job_and_odd_pairs_are_dropped() -> None:
+    tool = ToolCall("Edit", "a.env", replaced=(("port=5433", "port=6543"),))
+    stored = exchange_to_dict(Exchange(user="u", assistant="a", tools=(tool,)))
+    assert exchange_from_dict(stored).tools[0].replaced == (("port=5433", "port=6543"),)
+    stored["tools"][0]["replaced"] = [["only one"], "text", ["a", 1], ["x", "y"]]
+    assert exchange_from_dict(stored).tools[0].replaced == (("x", "y"),)

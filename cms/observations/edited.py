@@ -1,0 +1,155 @@
+"""Items the agent's own edits made outdated: a value an edit replaced in the code.
+
+When an edit replaces a value in place (`staging-db:5433` -> `staging-db:6543`, `kong` ->
+`cobra`, `develop` -> `main`), an earlier statement that names the old value and none of the
+new ones no longer describes the project: it leaves what is in force. Read from the structure
+of the edit (its old and new text, token by token), never from wording. A statement that names
+the old value in the negative ("never use print") is left alone: removing the value complies
+with it. Pure reading plus one read query; the caller marks what is found. No hooks, no CLI.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from difflib import SequenceMatcher
+
+from cms.excerpt import sentences
+from cms.observations.facts import PASSAGE
+from cms.record import Record
+from cms.textindex import STOPWORDS
+
+# "staging-db.internal:5433" -> staging, db.internal, 5433; "v0.8.0" and "3.5Gi" stay whole
+_TOKEN = re.compile(r"[^\W_]+(?:\.[^\W_]+)*")
+SPAN = 4  # tokens on each side of a replacement, at most: a value changed, not a rewrite
+FOUND_PER_VALUE = 40  # items looked at per replaced value
+
+
+class ValueChange(Record, frozen=True):
+    """Values an edit removed (not left anywhere in its new text) and those it put in place."""
+
+    removed: frozenset[str]
+    added: frozenset[str]
+
+
+def tokens(text: str) -> list[str]:
+    return [t.casefold() for t in _TOKEN.findall(text)]
+
+
+def _is_value(token: str) -> bool:
+    """Not a stopword, and three characters or more ("pnpm", "v0.8") or two with a digit."""
+    return token not in STOPWORDS and (
+        len(token) >= 3 or (len(token) == 2 and any(c.isdigit() for c in token))
+    )
+
+
+def value_changes(old: str, new: str) -> list[ValueChange]:
+    """The values an edit of old into new replaced in place: each run of at most SPAN tokens
+    replaced by another such run, the removed side kept to values no longer in the new text."""
+    before, after = tokens(old), tokens(new)
+    left, right = set(before), set(after)
+    changes = []
+    matcher = SequenceMatcher(None, before, after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or i2 - i1 > SPAN or j2 - j1 > SPAN:
+            continue
+        removed = frozenset(t for t in before[i1:i2] if t not in right and _is_value(t))
+        added = frozenset(t for t in after[j1:j2] if t not in left)
+        if removed and added:
+            changes.append(ValueChange(removed, added))
+    return changes
+
+
+def changes_of(replaced: Iterable[tuple[str, str]]) -> list[ValueChange]:
+    return [change for old, new in replaced for change in value_changes(old, new)]
+
+
+def outdated_by(text: str, kind: str, change: ValueChange) -> bool:
+    """Whether a statement names a value the change removed, none it added, and not in the
+    negative (cms.observations.subject.values_of marks a negative statement "not"); a bugfix (a
+    cause or fix, a passage read as one) stays: it tells why the code was changed."""
+    from cms.observations.factkinds import kind_of_fact
+    from cms.observations.subject import values_of
+
+    words = set(tokens(text))
+    if not words & change.removed or words & change.added or "not" in values_of(text):
+        return False
+    if any(any(c.isdigit() for c in w) for w in words - change.removed):
+        return False  # another number or version: the statement is about more than this value
+    if any(not set(tokens(part)) & change.removed for part in sentences(text)):
+        return False  # a sentence of it says something else
+    return (kind_of_fact(text) if kind == PASSAGE else kind) != "bugfix"
+
+
+def record_changes(
+    conn: sqlite3.Connection,
+    changes: Sequence[ValueChange],
+    *,
+    branch: str | None,
+    session: str,
+    turn: int,
+    now: float,
+) -> None:
+    """Keep a turn's value changes (in place of those it had: a turn read again is one turn), so
+    that a rebuilt index marks again what they outdated."""
+    conn.execute("DELETE FROM value_changes WHERE session = ? AND turn = ?", (session, turn))
+    conn.executemany(
+        "INSERT INTO value_changes (session, turn, removed, added, branch, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (session, turn, " ".join(sorted(c.removed)), " ".join(sorted(c.added)), branch, now)
+            for c in changes
+        ],
+    )
+
+
+def recorded_changes(
+    conn: sqlite3.Connection,
+) -> list[tuple[str, int, str | None, list[ValueChange]]]:
+    """(session, turn, branch, changes) of every turn that recorded some, oldest first."""
+    found: dict[tuple[str, int, str | None], list[ValueChange]] = {}
+    for session, turn, removed, added, branch in conn.execute(
+        "SELECT session, turn, removed, added, branch FROM value_changes ORDER BY id"
+    ):
+        change = ValueChange(frozenset(removed.split()), frozenset(added.split()))
+        found.setdefault((session, turn, branch), []).append(change)
+    return [(s, t, b, changes) for (s, t, b), changes in found.items()]
+
+
+def _phrase(token: str) -> str:
+    return '"' + token.replace('"', "") + '"'
+
+
+def outdated_items(
+    conn: sqlite3.Connection,
+    changes: Sequence[ValueChange],
+    *,
+    branch: str | None,
+    session: str,
+    turn: int,
+) -> list[str]:
+    """Keys (as retire_items takes them: "<session>/<fact id>", "O<id>") of the facts, passages
+    and observations in force that the changes made outdated: said before this turn of this
+    session, on this branch or none (another branch's are its own)."""
+    keys: list[str] = []
+    for change in changes:
+        for value in sorted(change.removed):
+            rows = conn.execute(
+                "SELECT f.session, f.fact_id, f.text, f.kind FROM facts f JOIN (SELECT rowid AS id FROM "
+                "facts_fts WHERE facts_fts MATCH ? ORDER BY rowid DESC LIMIT ?) hits ON hits.id = f.id "
+                "WHERE f.superseded_by IS NULL AND (f.branch IS NULL OR ? IS NULL OR f.branch = ?) "
+                "AND NOT (f.session = ? AND f.turn >= ?)",
+                ("text: " + _phrase(value), FOUND_PER_VALUE, branch, branch, session, turn),
+            ).fetchall()
+            keys += [f"{s}/{fid}" for s, fid, text, kind in rows if outdated_by(text, kind, change)]
+            rows = conn.execute(
+                "SELECT o.id, o.body, o.kind FROM observations o JOIN (SELECT rowid AS id FROM "
+                "observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?) hits ON hits.id = o.id "
+                "WHERE o.superseded_by IS NULL AND o.archived_at IS NULL "
+                "AND (o.branch IS NULL OR ? IS NULL OR o.branch = ?) "
+                "AND NOT (coalesce(o.session, '') = ? AND coalesce(o.turn, 0) >= ?)",
+                ("body: " + _phrase(value), FOUND_PER_VALUE, branch, branch, session, turn),
+            ).fetchall()
+            keys += [f"O{oid}" for oid, body, kind in rows if outdated_by(body, kind, change)]
+    return list(dict.fromkeys(keys))
