@@ -112,3 +112,17 @@ def test_the_cycle_finder_names_the_cycle() -> None:
 def test_no_import_cycle_inside_cms() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_room_that_reads_english_stands_under_everything_that_asks_it() -> None:
+    """cms.language (DESIGN.md section 9) imports only itself and plain helpers: never the
+    store, the map, providers, hooks or the CLI that ask it what text says."""
+    plain = {"cms", "cms.errors", "cms.jsonio", "cms.lazypattern", "cms.log", "cms.textindex"}
+    graph = import_graph()
+    above = {
+        name: sorted(t for t in targets if not t.startswith("cms.language") and t not in plain)
+        for name, targets in graph.items()
+        if name.startswith("cms.language")
+    }
+    assert not {name: found for name, found in above.items() if found}
+    assert {"cms.language.subject", "cms.language.wording", "cms.language.factkinds"} <= set(graph)

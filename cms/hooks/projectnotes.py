@@ -115,7 +115,8 @@ def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Not
         user = _user_memory() if budget > 0 else None
         if memory is None and user is None:
             return [], [], False
-        from cms.observations.recall import STANDING_KINDS, briefing, in_force
+        from cms.language.kinds import STANDING_KINDS
+        from cms.observations.recall import briefing, in_force
 
         now = time.time()
         branch = memory.scope.branch if memory is not None else None

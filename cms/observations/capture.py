@@ -4,7 +4,7 @@ Owns the capture rules: redaction before anything is stored, the git branch and 
 capture, deduplication against the store (same kind and title on the same branch supersedes,
 on another branch overrides for this one; a near-identical body is skipped or revives an
 archived twin) and the local provider's promotion of map facts (their kind and importance
-from their wording: cms.observations.factkinds). Runs off the fast path (it may run git); knows nothing of hooks, the CLI or providers.
+from their wording: cms.language.factkinds). Runs off the fast path (it may run git); knows nothing of hooks, the CLI or providers.
 """
 
 from __future__ import annotations
@@ -19,16 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cms.errors import StoreError
-from cms.observations.factkinds import files_in, importance_of_fact, is_memory, kind_of_fact
-from cms.observations.filestate import current_marks, record_marks
-from cms.observations.ids import fact_source
-from cms.observations.matching import or_expression, query_terms
-from cms.observations.model import NewObservation, clean_new, title_key
-from cms.observations.overrides import pass_on_overrides, record_overrides
-from cms.observations.recall import STANDING_KINDS, outranks
-from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state, scope_from_state
-from cms.observations.store import ObservationStore, insert_observation
-from cms.observations.subject import (
+from cms.language.factkinds import files_in, importance_of_fact, is_memory, kind_of_fact
+from cms.language.kinds import STANDING_KINDS
+from cms.language.subject import (
     CHANGED,
     SAME,
     frame_of,
@@ -36,6 +29,14 @@ from cms.observations.subject import (
     relation,
     values_of,
 )
+from cms.observations.filestate import current_marks, record_marks
+from cms.observations.ids import fact_source
+from cms.observations.matching import or_expression, query_terms
+from cms.observations.model import NewObservation, clean_new, title_key
+from cms.observations.overrides import pass_on_overrides, record_overrides
+from cms.observations.recall import outranks
+from cms.observations.scope import DEFAULT_NAMES, commit_is_shared, read_git_state, scope_from_state
+from cms.observations.store import ObservationStore, insert_observation
 from cms.project import identify_project
 from cms.transcripts.redact import redact_text
 

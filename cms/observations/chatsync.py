@@ -12,10 +12,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cms.language.factkinds import kind_of_fact
+from cms.language.kinds import STANDING_KINDS
 from cms.map.model import CorrelationMap
 from cms.observations.access import ProjectMemory
 from cms.observations.capture import capture_place, capture_with_outcomes, observations_from_map
-from cms.observations.factkinds import kind_of_fact
 from cms.observations.factsync import (
     NOWHERE,
     Place,
@@ -26,7 +27,6 @@ from cms.observations.factsync import (
 )
 from cms.observations.matching import tidy_text_indexes
 from cms.observations.personal import capture_personal, split_personal
-from cms.observations.recall import STANDING_KINDS
 from cms.record import Record, field
 
 
@@ -123,7 +123,7 @@ def related_in_force(
 def successor(conn: Any, text: str, candidates: list[int]) -> int:
     """Of the facts this turn stored, the one that best restates the retired text's subject,
     else the first; 0 when the turn stored none (the item was retracted)."""
-    from cms.observations.subject import relation
+    from cms.language.subject import relation
 
     rows = (
         conn.execute(

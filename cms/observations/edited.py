@@ -67,10 +67,10 @@ def changes_of(replaced: Iterable[tuple[str, str]]) -> list[ValueChange]:
 
 def outdated_by(text: str, kind: str, change: ValueChange) -> bool:
     """Whether a statement names a value the change removed, none it added, and not in the
-    negative (cms.observations.subject.values_of marks a negative statement "not"); a bugfix (a
+    negative (cms.language.subject.values_of marks a negative statement "not"); a bugfix (a
     cause or fix, a passage read as one) stays: it tells why the code was changed."""
-    from cms.observations.factkinds import kind_of_fact
-    from cms.observations.subject import values_of
+    from cms.language.factkinds import kind_of_fact
+    from cms.language.subject import values_of
 
     words = set(tokens(text))
     if not words & change.removed or words & change.added or "not" in values_of(text):

@@ -164,8 +164,9 @@ def fact_retires(new: IndexedFact, old: IndexedFact) -> bool:
     does a statement of another branch (old of no known branch, indexed before branches were
     recorded, may be retired from anywhere), nor a rule or decision by a statement of another
     kind (recall.outranks)."""
-    from cms.observations.recall import STANDING_KINDS, outranks
-    from cms.observations.subject import SAME, is_poorer, relation
+    from cms.language.kinds import STANDING_KINDS
+    from cms.language.subject import SAME, is_poorer, relation
+    from cms.observations.recall import outranks
 
     if (old.created_at, old.id) >= (new.created_at, new.id):
         return False
@@ -183,7 +184,7 @@ def supersede_related(conn: sqlite3.Connection, row_id: int) -> list[int]:
     new = read_fact(conn, row_id)
     if new is None:
         return []
-    from cms.observations.subject import subject_words
+    from cms.language.subject import subject_words
 
     words = subject_words(new.text)[:24]
     counts = frequencies_in(conn, words, "facts_vocab")

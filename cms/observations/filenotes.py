@@ -12,6 +12,7 @@ import os
 import sqlite3
 
 from cms.jsonio import dump_json
+from cms.language.kinds import STANDING_KINDS
 from cms.observations.facts import FACT_COLUMNS, IndexedFact
 from cms.observations.filekeys import (
     NOTES_NAME,
@@ -23,7 +24,7 @@ from cms.observations.filekeys import (
 from cms.observations.filestate import stored_marks
 from cms.observations.ids import item_aliases
 from cms.observations.model import COLUMNS, Observation, row_to_observation
-from cms.observations.recall import STANDING_KINDS, observation_text
+from cms.observations.recall import observation_text
 from cms.observations.store import ObservationStore
 from cms.privatefile import write_atomically
 

@@ -1,6 +1,6 @@
 """Supersession among semantic neighbours: a newly stored fact or observation and the earlier
 items the semantic index found close to it, judged by the subject rules that capture and the
-fact index apply to lexical candidates (cms.observations.subject).
+fact index apply to lexical candidates (cms.language.subject).
 
 Knows nothing of how the neighbours were found: no model, no vectors, only item keys.
 """

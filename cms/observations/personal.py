@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from cms.language.kinds import STANDING_KINDS
+from cms.language.wording import is_personal
 from cms.observations.access import open_user_memory
 from cms.observations.capture import CaptureOutcome, capture_with_outcomes
 from cms.observations.matching import tidy_text_indexes
 from cms.observations.model import NewObservation
-from cms.observations.recall import STANDING_KINDS
-from cms.observations.wording import is_personal
 
 
 def is_personal_candidate(new: NewObservation) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from cms.language.kinds import STANDING_KINDS
 from cms.observations.matching import (
     MatchPlan,
     match_condition,
@@ -234,7 +235,7 @@ def recall(
     windows: list[tuple[float, float]] = []
     text = query
     if any(ch.isdigit() for ch in query):  # every date form names a day or a year: dates.py
-        from cms.observations.dates import query_dates  # is imported only then
+        from cms.language.dates import query_dates  # is imported only then
 
         windows, text = query_dates(query)
     terms = query_terms(text + " " + " ".join(files or ()))
@@ -337,9 +338,6 @@ def briefing(
     if touch and result:
         store.mark_recalled([r.observation.id for r in result], now)
     return result
-
-
-STANDING_KINDS = ("preference", "decision")
 
 
 def outranks(older: str, newer: str) -> bool:

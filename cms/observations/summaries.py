@@ -8,6 +8,7 @@ providers, the CLI or the worker.
 
 from __future__ import annotations
 
+from cms.language.subject import canonical, subject_words
 from cms.observations.model import (
     COLUMNS,
     NewObservation,
@@ -16,7 +17,6 @@ from cms.observations.model import (
     row_to_observation,
 )
 from cms.observations.store import ObservationStore, insert_observation
-from cms.observations.subject import canonical, subject_words
 from cms.record import Record
 from cms.transcripts.redact import redact_text
 

@@ -2,16 +2,16 @@
 near-duplicates of one subject folded into the newest (the older kept as its history).
 
 Owns the plan and its application; nothing is ever deleted here. Uses the subject rules of
-capture (cms.observations.subject); knows nothing of the CLI or providers.
+capture (cms.language.subject); knows nothing of the CLI or providers.
 """
 
 from __future__ import annotations
 
+from cms.language.subject import SAME, is_poorer, relation
 from cms.observations.matching import or_expression, query_terms
 from cms.observations.model import COLUMNS, Observation, row_to_observation
 from cms.observations.overrides import pass_on_overrides
 from cms.observations.store import ObservationStore
-from cms.observations.subject import SAME, is_poorer, relation
 from cms.record import Record
 
 TYPE_CHECKING = False

@@ -50,8 +50,8 @@ def same_subject(mine: str, theirs: str) -> bool:
     project ("in this repo", "here") and the values ("French", 'e_', "Postgres 16") are set
     aside: "Always answer in French" and "In this repo, answer in English" both govern the
     answer's language."""
-    from cms.observations.subject import relation
-    from cms.observations.wording import without_place
+    from cms.language.subject import relation
+    from cms.language.wording import without_place
 
     mine, theirs = without_place(mine), without_place(theirs)
     if relation(mine, theirs) is not None or relation(theirs, mine) is not None:
@@ -63,7 +63,7 @@ def same_subject(mine: str, theirs: str) -> bool:
 def bare_frame(text: str) -> frozenset[str]:
     """What a statement is about without the values it names (subject.frame_of keeps a product
     or language name, "French", among its words; here it is the value)."""
-    from cms.observations.subject import canonical, frame_of, values_of
+    from cms.language.subject import canonical, frame_of, values_of
 
     named = {canonical(word) for value in values_of(text) for word in value.split()}
     return frame_of(text) - named
@@ -74,8 +74,8 @@ def project_wins(
 ) -> list[T]:
     """The user items that no project statement overrules, in order (a shared frame word is
     checked first: most pairs have none)."""
-    from cms.observations.subject import frame_of
-    from cms.observations.wording import without_place
+    from cms.language.subject import frame_of
+    from cms.language.wording import without_place
 
     theirs = [(frame_of(without_place(text)) | bare_frame(text), text) for text in project]
     kept: list[T] = []

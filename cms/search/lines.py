@@ -5,7 +5,7 @@ since is marked so. Knows nothing of hooks or of typer.
 
 from __future__ import annotations
 
-from cms.observations.recall import STANDING_KINDS
+from cms.language.kinds import STANDING_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def distinct_rules(rules: list[MemoryHit], held: dict[int, frozenset[str]]) -> l
     asked subject and no value the other does not name ("I'll add the '@retry' decorator to
     my methods" and "Add the '@retry' decorator from 'pedantic' to all methods"). The richer
     of the two stays, in the place of the first: the rules listed are as many different ones."""
-    from cms.observations.subject import values_of
+    from cms.language.subject import values_of
 
     kept: list[tuple[MemoryHit, frozenset[str]]] = []
     for rule in rules:

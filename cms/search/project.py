@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 
 from cms import paths
+from cms.language.kinds import STANDING_KINDS
 from cms.observations.facts import PASSAGE, FactMatch, search_facts
 from cms.observations.ids import chat_tag, fact_source, item_aliases
 from cms.observations.recall import (
-    STANDING_KINDS,
     RecalledObservation,
     format_age,
     observation_text,
@@ -302,7 +302,7 @@ def search_project(
     ids (any alias) of items not to return, such as those a chat was already shown. With
     history, an item a newer hit states the subject of (cms.language.newest) is listed right
     after that hit and marked as history."""
-    from cms.observations.wording import rule_query
+    from cms.language.wording import rule_query
 
     text, asks_rule = rule_query(query)
     if not text.strip():
@@ -356,7 +356,7 @@ def _qualifying(query: str, wanted: frozenset[str]) -> frozenset[str]:
     and the subject module is not even imported: the prompt hook's path)."""
     if not wanted:
         return frozenset()
-    from cms.observations.subject import modifier_words
+    from cms.language.subject import modifier_words
 
     return modifier_words(query) & wanted
 
@@ -364,7 +364,7 @@ def _qualifying(query: str, wanted: frozenset[str]) -> frozenset[str]:
 def _roles_kept(words: frozenset[str], text: str, modifiers: frozenset[str]) -> int:
     """How many of words the text uses as the question does: only to qualify another noun
     (in modifiers) or as the thing itself."""
-    from cms.observations.subject import modifier_words
+    from cms.language.subject import modifier_words
 
     own = modifier_words(text)
     return sum((w in own) == (w in modifiers) for w in words)
@@ -375,7 +375,7 @@ def rule_subject(query: str) -> frozenset[str]:
     ("what prefix should I use for method names?" -> <head>, method, name), without the words
     that name rules in general or their reach ("every"); empty when nothing is left (then
     relevance alone ranks)."""
-    from cms.observations.subject import frame_of, names_no_subject
+    from cms.language.subject import frame_of, names_no_subject
 
     return frozenset(w for w in frame_of(query) if not names_no_subject(w))
 
@@ -412,7 +412,7 @@ def _ranked(
     hits.sort(key=lambda h: (-h.relevance, -h.updated_at, h.id))
     hits = newest_first(each_said_once(hits), query, history)
     if wanted:
-        from cms.observations.subject import frame_of
+        from cms.language.subject import frame_of
 
         needed = math.ceil(SUBJECT_SHARE * len(wanted))
         held = {id(h): wanted & frame_of(h.text) for h in hits}

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 
 from cms.excerpt import fit_text
+from cms.language import taskcues
 from cms.providers.local.sentences import Unit, prompt_text, text_units
 from cms.providers.local.tools import PLAN_TOOLS, plan_items
-from cms.task import cues
 from cms.task.model import (
     GOAL_CHARS,
     ITEM_CHARS,
@@ -53,14 +53,14 @@ def _push(items: list[str], text: str, keep: int) -> list[str]:
     item = fit_text(text, ITEM_CHARS)
     if not item:
         return items
-    return [*(i for i in items if not cues.same_item(i, item)), item][-keep:]
+    return [*(i for i in items if not taskcues.same_item(i, item)), item][-keep:]
 
 
 def _append(items: list[str], text: str, keep: int) -> list[str]:
     """items (first first) with text added at the end, unless one says the same or `keep` are
     there already."""
     item = fit_text(text, ITEM_CHARS)
-    if not item or len(items) >= keep or any(cues.same_item(i, item) for i in items):
+    if not item or len(items) >= keep or any(taskcues.same_item(i, item) for i in items):
         return items
     return [*items, item]
 
@@ -73,22 +73,22 @@ def read_request(exchange: Exchange) -> tuple[str, bool, list[str]]:
     rule, "go on"), whether it says it goes on with what came before ("Also ...") and the next
     steps it states."""
     units = _units(prompt_text(exchange), "user")
-    steps = [s for s in (cues.next_step(u.text, u.context) for u in units) if s]
-    asks = [i for i, u in enumerate(units) if cues.is_request(u.text)]
-    if not asks or cues.carries_on(" ".join(units[i].text for i in asks)):
+    steps = [s for s in (taskcues.next_step(u.text, u.context) for u in units) if s]
+    asks = [i for i, u in enumerate(units) if taskcues.is_request(u.text)]
+    if not asks or taskcues.carries_on(" ".join(units[i].text for i in asks)):
         return "", False, steps
     first = asks[0]
-    ask = cues.clean_ask(units[first].text)
+    ask = taskcues.clean_ask(units[first].text)
     parts = [ask]
-    if first > 0 and (len(ask.split()) < SHORT_ASK or cues.points_back(ask)):
+    if first > 0 and (len(ask.split()) < SHORT_ASK or taskcues.points_back(ask)):
         before = units[first - 1].text
-        if cues.is_statement(before):
+        if taskcues.is_statement(before):
             parts = [before, units[first].text]
     for unit in units[first + 1 :]:
-        if not (cues.is_request(unit.text) or cues.is_statement(unit.text)):
+        if not (taskcues.is_request(unit.text) or taskcues.is_statement(unit.text)):
             break
         parts.append(unit.text)
-    return fit_text(" ".join(parts), GOAL_CHARS), cues.says_go_on(units[first].text), steps
+    return fit_text(" ".join(parts), GOAL_CHARS), taskcues.says_go_on(units[first].text), steps
 
 
 def with_request(task: CurrentTask, ask: str, turn: int, *, goes_on: bool = False) -> CurrentTask:
@@ -99,9 +99,9 @@ def with_request(task: CurrentTask, ask: str, turn: int, *, goes_on: bool = Fals
         return task
     if not task.goal:
         return task.replace(goal=ask, goal_turn=turn)
-    if any(cues.same_item(ask, text) for text in (task.goal, *task.refined)):
+    if any(taskcues.same_item(ask, text) for text in (task.goal, *task.refined)):
         return task
-    if goes_on or cues.relates(ask, [task.goal, *task.refined, *task.next, *task.done]):
+    if goes_on or taskcues.relates(ask, [task.goal, *task.refined, *task.next, *task.done]):
         return task.replace(refined=_push(list(task.refined), ask, MAX_REFINED))
     return CurrentTask(
         goal=ask,
@@ -124,11 +124,11 @@ def read_answer(exchange: Exchange) -> tuple[list[str], list[str]]:
     done: list[str] = []
     steps: list[str] = []
     for n, unit in enumerate(units):
-        text = cues.strip_opener(unit.text)
-        step = cues.next_step(text, unit.context) if n >= tail else ""
+        text = taskcues.strip_opener(unit.text)
+        step = taskcues.next_step(text, unit.context) if n >= tail else ""
         if step:
             steps.append(step)
-        elif cues.is_done(text, unit.context):
+        elif taskcues.is_done(text, unit.context):
             done.append(text)
     return done[-DONE_PER_TURN:], steps
 
@@ -148,7 +148,7 @@ def read_plan(exchange: Exchange, earlier_next: list[str]) -> tuple[list[str], l
         text
         for text, status in last
         if status == "completed"
-        and (text in was_open or any(cues.same_item(text, s) for s in earlier_next))
+        and (text in was_open or any(taskcues.same_item(text, s) for s in earlier_next))
     ]
     opened = sorted((item for item in last if item[1] in _OPEN), key=lambda i: i[1] != _OPEN[0])
     return finished, [text for text, _ in opened]
@@ -179,4 +179,4 @@ def fold(task: CurrentTask, exchange: Exchange) -> CurrentTask:
 
 
 def _covered(step: str, done: list[str]) -> bool:
-    return any(cues.covers(text, step) for text in done)
+    return any(taskcues.covers(text, step) for text in done)

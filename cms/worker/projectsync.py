@@ -12,6 +12,7 @@ from cms import paths
 from cms.config import Config
 from cms.errors import CmsError, MapNotFoundError
 from cms.excerpt import pack_sentences, sentences
+from cms.language.wording import is_narration, is_question
 from cms.log import log_event
 from cms.map.store import load_map
 from cms.observations.access import open_project_memory
@@ -26,7 +27,6 @@ from cms.observations.chatsync import (
 )
 from cms.observations.factsync import TOOL_SPEAKER
 from cms.observations.filenotes import write_file_notes
-from cms.observations.wording import is_narration, is_question
 from cms.providers.local.sentences import clean_text
 from cms.semantic import load_embedder, update_vectors
 from cms.transcripts.exchange import Exchange

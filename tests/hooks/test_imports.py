@@ -135,7 +135,7 @@ def test_a_plain_prompt_is_answered_without_importing_re(
     loaded = modules_after_hook("UserPromptSubmit", payload, tmp_path / "modules.json")
     assert "cms.observations.recall" in loaded  # the probe really recalled
     assert [m for m in ("re", "enum", "shutil") if m in loaded] == []
-    assert "cms.observations.dates" not in loaded  # no digit: no date to read
+    assert "cms.language.dates" not in loaded  # no digit: no date to read
 
 
 @pytest.mark.parametrize("source", ["compact", "resume"])

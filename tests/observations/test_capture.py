@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from cms.language.factkinds import guess_kind, importance_of_fact, kind_of_fact
 from cms.map.model import CorrelationMap, Planet, Satellite, Sun
 from cms.observations.access import open_project_memory
 from cms.observations.capture import (
@@ -14,7 +15,6 @@ from cms.observations.capture import (
     observations_from_map,
     offline_kind,
 )
-from cms.observations.factkinds import guess_kind, importance_of_fact, kind_of_fact
 from cms.observations.model import NewObservation
 from cms.observations.upkeep import archive_stale
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from cms import paths
+from cms.language.wording import is_question
 from cms.map.model import CorrelationMap, new_map
 from cms.map.ops import apply_ops
 from cms.map.store import save_map
@@ -15,7 +16,6 @@ from cms.observations.chatsync import rebuild_fact_index, sync_chat_memory
 from cms.observations.facts import IndexedFact, find_facts
 from cms.observations.factsync import fact_retires
 from cms.observations.ids import chat_tag, fact_key
-from cms.observations.wording import is_question
 from cms.search.project import MemoryHit, search_project
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from cms import paths
+from cms.language.factkinds import kind_of_fact
+from cms.language.wording import is_personal
 from cms.map.model import Planet, Satellite, Sun, new_map
 from cms.observations.access import open_user_memory
 from cms.observations.chatsync import sync_chat_memory
-from cms.observations.factkinds import kind_of_fact
 from cms.observations.model import NewObservation
 from cms.observations.personal import capture_personal, is_personal_candidate, split_personal
-from cms.observations.wording import is_personal
 
 from .gitrepo import make_repo, memory
 

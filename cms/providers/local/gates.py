@@ -7,10 +7,8 @@ advice). Pure: one unit and the unit after it, no map, no I/O.
 
 from __future__ import annotations
 
-from cms.observations.wording import is_rule
-from cms.providers.local.advice import asks_only_manner, is_maxim, opens_topic
-from cms.providers.local.sentences import Unit
-from cms.providers.local.shapes import (
+from cms.language.advice import asks_only_manner, is_maxim, opens_topic
+from cms.language.shapes import (
     is_appraisal,
     is_cheer,
     is_code_line,
@@ -21,6 +19,8 @@ from cms.providers.local.shapes import (
     names_code,
     refers_to_rule,
 )
+from cms.language.wording import is_rule
+from cms.providers.local.sentences import Unit
 
 
 def is_noise_unit(unit: Unit, text: str, after: list[Unit]) -> bool:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from cms.observations.wording import (
+from cms.language.findings import is_finding, is_transient
+from cms.language.shapes import under_plan
+from cms.language.wording import (
     announces_rule,
     has_code,
     is_courtesy,
@@ -22,7 +24,6 @@ from cms.observations.wording import (
     is_rule,
     is_specific,
 )
-from cms.providers.local.findings import is_finding, is_transient
 from cms.providers.local.gates import is_noise_unit
 from cms.providers.local.sentences import (
     Candidate,
@@ -33,7 +34,6 @@ from cms.providers.local.sentences import (
     strip_lead,
     text_units,
 )
-from cms.providers.local.shapes import under_plan
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
 

@@ -4,12 +4,12 @@ next to it, in the same shape, is kept whole."""
 
 from __future__ import annotations
 
+from cms.language.advice import asks_only_manner, is_maxim, opens_topic
+from cms.language.shapes import refers_to_rule
+from cms.language.wording import is_specific
 from cms.map.model import new_map
 from cms.map.ops import apply_answer
-from cms.observations.wording import is_specific
 from cms.providers.local import extract_ops
-from cms.providers.local.advice import asks_only_manner, is_maxim, opens_topic
-from cms.providers.local.shapes import refers_to_rule
 from cms.transcripts.exchange import Exchange
 
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+from cms.language.factkinds import kind_of_fact
+from cms.language.findings import is_finding, is_transient
+from cms.language.wording import is_exclusion
 from cms.map.model import new_map
 from cms.map.ops import apply_answer
-from cms.observations.factkinds import kind_of_fact
-from cms.observations.wording import is_exclusion
 from cms.providers.local import extract_ops
-from cms.providers.local.findings import is_finding, is_transient
 from cms.transcripts.exchange import Exchange
 
 

@@ -3,10 +3,7 @@ is left out by the offline extractor, while the statement next to it is kept who
 
 from __future__ import annotations
 
-from cms.map.model import new_map
-from cms.map.ops import apply_answer
-from cms.providers.local import extract_ops
-from cms.providers.local.shapes import (
+from cms.language.shapes import (
     is_appraisal,
     is_cheer,
     is_code_line,
@@ -15,6 +12,9 @@ from cms.providers.local.shapes import (
     is_verdict_cell,
     refers_to_rule,
 )
+from cms.map.model import new_map
+from cms.map.ops import apply_answer
+from cms.providers.local import extract_ops
 from cms.transcripts.exchange import Exchange, ToolCall
 
 

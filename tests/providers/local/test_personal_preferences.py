@@ -68,7 +68,7 @@ def test_a_reaction_to_the_work_is_not_a_preference() -> None:
 
 
 def test_what_the_user_likes_to_hear_is_a_reaction_not_a_taste() -> None:
-    from cms.observations.wording import is_personal
+    from cms.language.wording import is_personal
 
     assert not is_personal("That's what I like to hear.")
     assert not is_personal("That is exactly what I love about this team.")

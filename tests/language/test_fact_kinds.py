@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cms.observations.factkinds import is_memory, kind_of_fact
+from cms.language.factkinds import is_memory, kind_of_fact
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from cms.observations.recall import STANDING_KINDS
-from cms.observations.subject import is_vague
-from cms.observations.wording import (
+from cms.language.kinds import STANDING_KINDS
+from cms.language.subject import is_vague
+from cms.language.wording import (
     has_literal,
     is_courtesy,
     is_directive,

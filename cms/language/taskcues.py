@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from cms.observations.wording import is_courtesy, is_question
+from cms.language.wording import is_courtesy, is_question
 from cms.textindex import tokenize
 
 # Words that open a sentence without saying anything ("OK, so now ...").

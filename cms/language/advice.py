@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from cms.observations.wording import has_literal, is_directive, is_rule
-from cms.providers.local.shapes import names_code
+from cms.language.shapes import names_code
+from cms.language.wording import has_literal, is_directive, is_rule
 
 # the speaker's wish, not yet the rule: "I want you to focus on ...", "I'd like you to ..."
 _WISH = re.compile(r"\b(?:i|we)(?: want| wanted| need| would like|'d like)\b", re.I)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cms.observations.subject import CHANGED, SAME, numbers_changed, relation
+from cms.language.subject import CHANGED, SAME, numbers_changed, relation
 
 
 @pytest.mark.parametrize(
