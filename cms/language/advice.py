@@ -10,17 +10,15 @@ from __future__ import annotations
 import re
 
 from cms.language.shapes import names_code
-from cms.language.wording import has_literal, is_directive, is_rule
+from cms.language.wording import has_literal, is_directive, is_general, is_rule
 
 # the speaker's wish, not yet the rule: "I want you to focus on ...", "I'd like you to ..."
 _WISH = re.compile(r"\b(?:i|we)(?: want| wanted| need| would like|'d like)\b", re.I)
-_GENERALISER = re.compile(r"\b(?:always|never|all|every|each|any|whenever)\b", re.I)
-_QUOTED = re.compile(r"(?<!\w)'[^'\s][^']{0,40}'(?!\w)|\"[^\"]{1,40}\"|`[^`]{1,60}`")
 
 
 def _concrete(text: str) -> bool:
     """A literal value, an identifier, a decorator, a path or code in backticks."""
-    return bool(has_literal(text) or names_code(text) or _QUOTED.search(text))
+    return has_literal(text) or names_code(text)
 
 
 def opens_topic(text: str, following: str) -> bool:
@@ -28,7 +26,7 @@ def opens_topic(text: str, following: str) -> bool:
     skills, I want you to focus on efficiency in your code."), followed at once by the same
     speaker's concrete rule ("Always add the @timer decorator to all your functions."): it
     names the area the rule belongs to, the rule is what is remembered."""
-    if not _WISH.search(text) or _GENERALISER.search(text) or _concrete(text):
+    if not _WISH.search(text) or is_general(text) or _concrete(text):
         return False
     return (
         bool(following) and _concrete(following) and (is_rule(following) or is_directive(following))

@@ -22,9 +22,8 @@ _GENERAL = LazyPattern(r"\b(?:always|never|all|every|each|any|whenever)\b", IGNO
 _RULE_NOUN = LazyPattern(
     r"\b(?:convention|standard|guideline|rule|practice|policy)s?\b", IGNORECASE
 )
-_LITERAL = LazyPattern(
-    r"(?<!\w)'[^'\s][^']{0,40}?'(?!\w)|(?<!\w)\"[^\"]{1,40}?\"(?!\w)|`[^`]{1,60}`"
-)
+_QUOTE = r"(?<!\w)'[^'\s][^']{0,40}?'(?!\w)|(?<!\w)\"[^\"]{1,40}?\"(?!\w)|`[^`]{1,60}`"
+_LITERAL = LazyPattern(_QUOTE)  # a quoted literal: 'e_', "snake_case", `@retry`
 _WISH = LazyPattern(r"^(?:i want you to|i'd like you to|i would like you to|please)\b", IGNORECASE)
 _FIRM = LazyPattern(
     r"\b(?:always|never|must|from now on|going forward|no longer|instead of)\b", IGNORECASE
@@ -66,9 +65,8 @@ _DIRECTIVE = LazyPattern(
     r"|\b(?:we|our team|the team) (?:always|never|use|follow|prefer|require|standardi[sz]e)\b",
     IGNORECASE,
 )
-_LITERAL_VALUE = LazyPattern(
-    r"(?<!\w)'[^'\s][^']{0,40}?'(?!\w)|(?<!\w)\"[^\"]{1,40}?\"(?!\w)|`[^`]{1,60}`|"
-    r"@\w+|\b\w+[_./]\w+\b|\b\d+(?:\.\d+)+\b|\bv?\d{2,}\b"
+_LITERAL_VALUE = LazyPattern(  # a quoted literal or a decorator, identifier, path or version
+    _QUOTE + r"|@\w+|\b\w+[_./]\w+\b|\b\d+(?:\.\d+)+\b|\bv?\d{2,}\b"
 )
 
 
