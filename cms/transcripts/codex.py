@@ -120,6 +120,17 @@ def _patch_summary(patch: str, files: list[str]) -> str:
     return ", ".join(entries) or patch
 
 
+def _patch_of(args: object) -> list[tuple[str, str]]:
+    """What a call's patch replaces: the patch given whole (apply_patch's input) or as an
+    argument of the command that runs it (["apply_patch", "*** Begin Patch ..."])."""
+    if isinstance(args, dict):
+        command = args.get("command") or args.get("cmd")
+        parts = [args.get("input"), *(command if isinstance(command, list) else [command])]
+    else:
+        parts = [args]
+    return [pair for part in parts if isinstance(part, str) for pair in patch_pairs(part)]
+
+
 def _tool_input(name: str, args: object, files: list[str]) -> str:
     """A short summary of a call's arguments; file paths it names go into `files`."""
     if isinstance(args, dict):
@@ -240,9 +251,7 @@ class _Turn:
             if target is not None:  # polling a running command: its output belongs there
                 self.by_call[call_id] = target
                 return
-        patch = args.get("input") if isinstance(args, dict) else args
-        replaced = patch_pairs(patch) if isinstance(patch, str) else []
-        tool = cleanup.PendingTool(name, _tool_input(name, args, self.files), replaced)
+        tool = cleanup.PendingTool(name, _tool_input(name, args, self.files), _patch_of(args))
         self.tools.append(tool)
         if call_id:
             self.by_call[call_id] = tool

@@ -184,3 +184,19 @@ def test_lagging_rollout_takes_the_last_assistant_message(tmp_path: Path) -> Non
     exchange = codex.read_latest_exchange(path, "Done it.")
     assert exchange is not None
     assert (exchange.user, exchange.assistant, exchange.turn) == ("do it", "Done it.", 1)
+
+
+def test_a_patch_run_as_a_command_keeps_what_it_replaced(tmp_path: Path) -> None:
+    patch = "*** Begin Patch\n*** Update File: a.env\n@@\n-port=5433\n+port=6543\n*** End Patch"
+    path = write_jsonl(
+        tmp_path / "r.jsonl",
+        [
+            codex_event("user_message", message="staging is on 6543 now"),
+            codex_call("c1", "exec_command", {"command": ["apply_patch", patch]}),
+            codex_output("c1", "Done!"),
+            codex_event("agent_message", message="Moved it."),
+        ],
+    )
+    exchange = codex.read_latest_exchange(path)
+    assert exchange is not None
+    assert exchange.tools[0].replaced == (("port=5433", "port=6543"),)
