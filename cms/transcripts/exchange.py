@@ -9,6 +9,15 @@ from __future__ import annotations
 
 from cms.record import Record, field
 
+REPLACED_CHARS = 160  # each side of an edit's replacement as the update model reads it
+
+
+def _short(text: str) -> str:
+    """One line of at most REPLACED_CHARS characters, no word cut (already redacted)."""
+    from cms.excerpt import fit_text
+
+    return fit_text(" ".join(text.split()), REPLACED_CHARS)
+
 
 class ToolCall(Record, frozen=True):
     name: str
@@ -34,6 +43,8 @@ class Exchange(Record, frozen=True):
         parts = [f"USER:\n{self.user}"]
         for tool in self.tools:
             line = f"TOOL {tool.name}: {tool.input}"
+            for old, new in tool.replaced:
+                line += f"\n  replaced: {_short(old)} -> {_short(new)}"
             if tool.output:
                 line += f"\n  -> {'ERROR ' if tool.is_error else ''}{tool.output}"
             parts.append(line)

@@ -91,3 +91,19 @@ def test_a_supersede_op_needs_an_offered_id_and_counts_once() -> None:
     assert accepted == ["O1"]
     assert len(reasons) == 2
     assert rest == {"ops": [{"op": "add_sat", "planet": "P1", "text": "kept for the map engine"}]}
+
+
+def test_the_update_model_reads_the_value_an_edit_replaced(
+    tmp_path: Path, api_env: FakeAnthropicServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cms.transcripts.exchange import ToolCall
+
+    repo = make_repo(tmp_path / "repo")
+    api_env.push('{"ops": []}')
+    edit = ToolCall("Edit", "config/staging.env", replaced=(("port=5433", "port=6543"),))
+    change = Exchange(user="it's on 6543 now", assistant="Updated.", tools=(edit,), turn=1)
+    monkeypatch.delenv("CMS_PROVIDER")
+    run_map_update("chat-c", _job("chat-c", repo, change), make_config(mode="anthropic"))
+    request = api_env.message_requests[0].all_text
+    assert "TOOL Edit: config/staging.env\n  replaced: port=5433 -> port=6543" in request
+    assert "a tool line's `replaced: old ->" in request  # the prompt says what it means

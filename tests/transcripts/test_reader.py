@@ -62,3 +62,19 @@ def test_missing_transcript_at_stop_still_gives_the_answer(tmp_path: Path) -> No
     assert exchange.assistant == "All done; token=[REDACTED:secret]"
     assert exchange.extra["transcript"] == "missing"
     assert reader.read_latest_exchange(None, "answer") is not None
+
+
+def test_the_update_model_reads_what_an_edit_replaced_on_one_line_each() -> None:
+    from cms.transcripts.exchange import REPLACED_CHARS, Exchange, ToolCall
+
+    long_old = "x = 1\n" + "word " * 100
+    tool = ToolCall(
+        "Edit", "config/staging.env", replaced=(("port=5433\nhost=db", "port=6543\nhost=db"),
+                                                (long_old, "y = 2")),
+    )  # fmt: skip
+    text = Exchange(user="it is on 6543 now", assistant="Moved it.", tools=(tool,)).render()
+    assert (
+        "TOOL Edit: config/staging.env\n  replaced: port=5433 host=db -> port=6543 host=db" in text
+    )
+    line = next(part for part in text.splitlines() if part.startswith("  replaced: x = 1"))
+    assert len(line.split(" -> ")[0]) <= len("  replaced: ") + REPLACED_CHARS
