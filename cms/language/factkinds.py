@@ -28,6 +28,13 @@ _FILE = re.compile(
     r"json|jsonl|toml|yaml|yml|md|rs|go|java|kt|rb|sh|sql|css|scss|html|c|h|cc|cpp|hpp|lock|"
     r"cfg|ini|txt|env))(?![\w/])"
 )
+# a shell command at the head of a fact (markdown, backticks included, is stripped from map
+# facts): "Run bd ready to ...", "npm run start", "mix credo gen.config generates ..."
+_CLI = (
+    r"(?:git|npm|pnpm|npx|yarn|bun|deno|pip|pipx|uv|python3?|pytest|make|cargo|go|docker|"
+    r"kubectl|helm|node|mix|iex|elixir|bundle|rake|rails|gradle|mvn|dotnet|ruff|mypy|tox|"
+    r"poetry|terraform|bd|gh|cms|bash|sh|curl|psql|redis-cli|brew|apt|apt-get)"
+)
 _KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "decision",
@@ -48,8 +55,7 @@ _KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "command",
         re.compile(
-            r"(^|\s)\$ \S|\brun(s|ning)?\s+`[^`]+`|`(git|npm|pnpm|npx|yarn|pip|uv|python3?|pytest|"
-            r"make|cargo|go|docker|kubectl|node|ruff|mypy|cms|bash|sh)\b[^`]*`",
+            rf"(^|\s)\$ \S|\brun(s|ning)?\s+`[^`]+`|`{_CLI}\b[^`]*`",
             re.IGNORECASE,
         ),
     ),
@@ -133,13 +139,6 @@ _OPENER = re.compile(
     r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|lastly|finally|also|additionally|moreover|"
     r"one more thing|another thing|and|but|so|now|importantly)\s*[,:]\s+",
     re.I,
-)
-# a shell command at the head of a fact (markdown, backticks included, is stripped from map
-# facts): "Run bd ready to ...", "npm run start", "mix credo gen.config generates ..."
-_CLI = (
-    r"(?:git|npm|pnpm|npx|yarn|bun|deno|pip|pipx|uv|python3?|pytest|make|cargo|go|docker|"
-    r"kubectl|helm|node|mix|iex|elixir|bundle|rake|rails|gradle|mvn|dotnet|ruff|mypy|tox|"
-    r"poetry|terraform|bd|gh|cms|bash|sh|curl|psql|redis-cli|brew|apt|apt-get)"
 )
 _COMMAND_HEAD = re.compile(
     rf"^(?:(?:[Rr]un|[Ee]xecute|[Uu]se|[Tt]ry|[Vv]erify(?: with)?)\s*:?\s+)?{_CLI}\s+[\w.:@/=-]+"
