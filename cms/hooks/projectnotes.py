@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cms.observations.access import ProjectMemory
     from cms.observations.model import Observation
     from cms.observations.recall import RecalledObservation
+    from cms.search.project import MemoryHit
 
 Note = tuple[tuple[str, ...], str]  # (the ids the item is known by, the line to inject)
 LINE_CHARS = 320  # past this a line shows its title and first whole sentence, and its id
@@ -151,6 +152,34 @@ def start_notes(cwd: str, budget: int, limit: int) -> tuple[list[Note], list[Not
         _close(memory, user)
 
 
+PASSAGE_POOL = 10  # passages that answer the prompt looked at for the newest chat among them
+
+
+def _newest_passages(
+    memory: ProjectMemory | None,
+    query: str,
+    limit: int,
+    min_relevance: float,
+    shown: Collection[str],
+) -> list[MemoryHit]:
+    """Up to limit passages relevant to query, all of the newest chat among the PASSAGE_POOL
+    best, none naming a value a later edit replaced (cms.observations.edited): where what
+    chats said answers the prompt, the latest chat's words are shown and an earlier chat's are
+    history (search still finds them, marked)."""
+    from cms.observations.edited import replaced_since
+    from cms.search.project import search_project
+
+    if memory is None:
+        return []
+    hits = search_project(memory, query, k=PASSAGE_POOL, passages=True, exclude=shown)
+    said = [h for h in hits if h.is_passage and h.relevance >= min_relevance]
+    said = [
+        h for h in said if not replaced_since(memory.store, h.text, h.updated_at, h.chat, h.turn)
+    ]
+    newest = max(said, key=lambda h: h.said_at).chat if said else None
+    return [h for h in said if h.chat == newest][:limit]
+
+
 def relevant_notes(
     cwd: str,
     query: str,
@@ -178,6 +207,8 @@ def relevant_notes(
             memory, query, k=limit, passages=False, other_than=session, user=user, exclude=shown
         )
         fresh = [h for h in hits if h.relevance >= min_relevance][:limit]
+        if not fresh:  # no item answers the prompt: what the newest chat said that does
+            fresh = _newest_passages(memory, query, limit, min_relevance, shown)
         for tier, prefix in ((memory, "O"), (user, "U")):
             recalled = [int(h.id[1:]) for h in fresh if h.id.startswith(prefix)]
             if recalled and tier is not None:

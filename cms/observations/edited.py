@@ -10,18 +10,17 @@ with it. Pure reading plus one read query; the caller marks what is found. No ho
 
 from __future__ import annotations
 
-import re
-import sqlite3
 from collections.abc import Iterable, Sequence
-from difflib import SequenceMatcher
 
-from cms.excerpt import sentences
-from cms.observations.facts import PASSAGE
 from cms.record import Record
 from cms.textindex import STOPWORDS
 
-# "staging-db.internal:5433" -> staging, db.internal, 5433; "v0.8.0" and "3.5Gi" stay whole
-_TOKEN = re.compile(r"[^\W_]+(?:\.[^\W_]+)*")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+
+    from cms.observations.store import ObservationStore
+
 SPAN = 4  # tokens on each side of a replacement, at most: a value changed, not a rewrite
 FOUND_PER_VALUE = 40  # items looked at per replaced value
 
@@ -34,7 +33,21 @@ class ValueChange(Record, frozen=True):
 
 
 def tokens(text: str) -> list[str]:
-    return [t.casefold() for t in _TOKEN.findall(text)]
+    """Runs of letters and digits, case folded; a dot between two of them joins them
+    ("staging-db.internal:5433" -> staging, db.internal, 5433; "v0.8.0", "3.5Gi" stay whole).
+    No regular expression: the prompt hook reads passages with it."""
+    found: list[str] = []
+    word = ""
+    for n, char in enumerate(text):
+        joins = char == "." and word and n + 1 < len(text) and text[n + 1].isalnum()
+        if char.isalnum() or joins:
+            word += char
+        elif word:
+            found.append(word.casefold())
+            word = ""
+    if word:
+        found.append(word.casefold())
+    return found
 
 
 def _is_value(token: str) -> bool:
@@ -47,6 +60,8 @@ def _is_value(token: str) -> bool:
 def value_changes(old: str, new: str) -> list[ValueChange]:
     """The values an edit of old into new replaced in place: each run of at most SPAN tokens
     replaced by another such run, the removed side kept to values no longer in the new text."""
+    from difflib import SequenceMatcher
+
     before, after = tokens(old), tokens(new)
     left, right = set(before), set(after)
     changes = []
@@ -69,8 +84,10 @@ def outdated_by(text: str, kind: str, change: ValueChange) -> bool:
     """Whether a statement names a value the change removed, none it added, and not in the
     negative (cms.language.subject.values_of marks a negative statement "not"); a bugfix (a
     cause or fix, a passage read as one) stays: it tells why the code was changed."""
+    from cms.excerpt import sentences
     from cms.language.factkinds import kind_of_fact
     from cms.language.subject import values_of
+    from cms.observations.facts import PASSAGE
 
     words = set(tokens(text))
     if not words & change.removed or words & change.added or "not" in values_of(text):
@@ -115,6 +132,28 @@ def recorded_changes(
         change = ValueChange(frozenset(removed.split()), frozenset(added.split()))
         found.setdefault((session, turn, branch), []).append(change)
     return [(s, t, b, changes) for (s, t, b), changes in found.items()]
+
+
+def replaced_since(
+    store: ObservationStore, text: str, said: float, session: str | None, turn: int | None
+) -> bool:
+    """Whether text, said at `said` (in that chat's turn), names a value an edit recorded later
+    replaced, and none that edit put in its place: what it says of that value no longer holds.
+    A read for the prompt hook, without the guards of outdated_by."""
+    words = set(tokens(text))
+
+    def run(conn: sqlite3.Connection) -> bool:
+        for removed, added, where, when in conn.execute(
+            "SELECT removed, added, session, turn FROM value_changes WHERE created_at >= ?",
+            (said,),
+        ):
+            if where == session and turn is not None and when <= turn:
+                continue  # the chat's own earlier or same turn: said after the edit
+            if words & set(removed.split()) and not words & set(added.split()):
+                return True
+        return False
+
+    return bool(store.read(run))
 
 
 def _phrase(token: str) -> str:

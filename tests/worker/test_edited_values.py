@@ -109,3 +109,54 @@ def test_a_rebuilt_index_marks_again_what_an_edit_outdated(tmp_path: Path) -> No
         )
     assert recorded == 1
     assert "The staging database listens on port 5433." not in live_texts(repo)
+
+
+def hook_lines(repo: Path, prompt: str) -> str:
+    from cms.hooks.projectnotes import relevant_notes
+
+    notes = relevant_notes(str(repo), prompt, 5, min_relevance=0.0, shown=())
+    return "\n".join(line for _, line in notes)
+
+
+def test_the_prompt_hook_falls_back_to_the_newest_chats_words_that_answer_it(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "app")
+    say(repo, "chat-1", 1, "The staging readiness probe runs every ten seconds in staging.")
+    say(repo, "chat-2", 1, "The staging readiness probe also checks the queue in staging.")
+    lines = hook_lines(repo, "staging readiness probe")
+    assert "checks the queue" in lines  # the newest chat whose words answer the prompt
+    assert "every ten seconds" not in lines  # an earlier chat's words: history, search has them
+
+
+def test_the_prompt_hook_never_falls_back_to_words_a_later_edit_made_untrue(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "app")
+    say(repo, "chat-1", 1, "The staging readiness probe runs every ten seconds in staging.")
+    said = "The staging readiness probe in staging connects to port 5433 with a 30 s timeout."
+    say(repo, "chat-2", 1, said)
+    say(repo, "chat-3", 1, "pgbouncer fronts the db now", PORT_EDIT)
+    assert said in live_texts(repo)  # another number: the write-time guard kept it in force
+    lines = hook_lines(repo, "staging readiness probe")
+    assert "5433" not in lines
+    assert "every ten seconds" in lines
+
+
+def test_a_statement_said_before_an_edit_replaced_its_value_no_longer_holds(
+    tmp_path: Path,
+) -> None:
+    from cms.observations.edited import replaced_since
+
+    repo = make_repo(tmp_path / "app")
+    say(repo, "chat-2", 3, "it is on 6543 now", PORT_EDIT)
+    memory = open_project_memory(str(repo), create=False)
+    assert memory is not None
+    with memory:
+        store = memory.store
+        old = "Staging listens on 5433."
+        assert replaced_since(store, old, 0.0, "chat-1", 9)  # another chat, said before
+        assert replaced_since(store, old, 0.0, "chat-2", 2)  # its own chat, an earlier turn
+        assert not replaced_since(store, old, 0.0, "chat-2", 3)  # the edit's own turn
+        assert not replaced_since(store, old, 4e9, "chat-1", 1)  # said after the edit
+        assert not replaced_since(store, "Moved from 5433 to 6543.", 0.0, "chat-1", 1)
