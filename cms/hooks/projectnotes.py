@@ -161,18 +161,22 @@ def _newest_passages(
     limit: int,
     min_relevance: float,
     shown: Collection[str],
+    session: str | None,
 ) -> list[MemoryHit]:
-    """Up to limit passages relevant to query, all of the newest chat among the PASSAGE_POOL
-    best, none naming a value a later edit replaced (cms.observations.edited): where what
-    chats said answers the prompt, the latest chat's words are shown and an earlier chat's are
-    history (search still finds them, marked)."""
+    """Up to limit passages of other chats than `session` (its own words are in its context)
+    relevant to query, all of the newest chat among the PASSAGE_POOL best, none naming a value
+    a later edit replaced (cms.observations.edited): where what chats said answers the prompt,
+    the latest chat's words are shown and an earlier chat's are history (search still finds
+    them, marked)."""
     from cms.observations.edited import replaced_since
     from cms.search.project import search_project
 
     if memory is None:
         return []
-    hits = search_project(memory, query, k=PASSAGE_POOL, passages=True, exclude=shown)
-    said = [h for h in hits if h.is_passage and h.relevance >= min_relevance]
+    hits = search_project(
+        memory, query, k=PASSAGE_POOL, passages=True, other_than=session, exclude=shown
+    )
+    said = [h for h in hits if h.is_passage and h.chat != session and h.relevance >= min_relevance]
     said = [
         h for h in said if not replaced_since(memory.store, h.text, h.updated_at, h.chat, h.turn)
     ]
@@ -208,7 +212,7 @@ def relevant_notes(
         )
         fresh = [h for h in hits if h.relevance >= min_relevance][:limit]
         if not fresh:  # no item answers the prompt: what the newest chat said that does
-            fresh = _newest_passages(memory, query, limit, min_relevance, shown)
+            fresh = _newest_passages(memory, query, limit, min_relevance, shown, session)
         for tier, prefix in ((memory, "O"), (user, "U")):
             recalled = [int(h.id[1:]) for h in fresh if h.id.startswith(prefix)]
             if recalled and tier is not None:

@@ -111,10 +111,10 @@ def test_a_rebuilt_index_marks_again_what_an_edit_outdated(tmp_path: Path) -> No
     assert "The staging database listens on port 5433." not in live_texts(repo)
 
 
-def hook_lines(repo: Path, prompt: str) -> str:
+def hook_lines(repo: Path, prompt: str, session: str = "chat-new") -> str:
     from cms.hooks.projectnotes import relevant_notes
 
-    notes = relevant_notes(str(repo), prompt, 5, min_relevance=0.0, shown=())
+    notes = relevant_notes(str(repo), prompt, 5, min_relevance=0.0, shown=(), session=session)
     return "\n".join(line for _, line in notes)
 
 
@@ -127,6 +127,8 @@ def test_the_prompt_hook_falls_back_to_the_newest_chats_words_that_answer_it(
     lines = hook_lines(repo, "staging readiness probe")
     assert "checks the queue" in lines  # the newest chat whose words answer the prompt
     assert "every ten seconds" not in lines  # an earlier chat's words: history, search has them
+    own = hook_lines(repo, "staging readiness probe", session="chat-2")
+    assert "checks the queue" not in own and "every ten seconds" in own  # its own are in context
 
 
 def test_the_prompt_hook_never_falls_back_to_words_a_later_edit_made_untrue(
