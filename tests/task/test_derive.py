@@ -188,7 +188,8 @@ def test_a_summary_lists_finished_work() -> None:
 
 
 def test_next_steps_are_read_from_the_end_of_the_answer_only() -> None:
-    narration = " ".join(f"I looked at module {n}." for n in range(12))
+    # (module names, not "module 0. ... module 1.": a segmenter reads a run of numbers as a list)
+    narration = " ".join(f"I looked at the {name} module." for name in "abcdefghijkl")
     answer = f"Next, I'll update the config. {narration} Updated the config in cms.toml."
     done, steps = read_answer(exchange("", answer))
     assert steps == [] and done == ["Updated the config in cms.toml."]

@@ -11,6 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
+from cms.language.segmenter import sentences
 from cms.map.model import MAX_FACT
 from cms.textindex import tokenize
 from cms.transcripts.exchange import Exchange
@@ -219,21 +220,7 @@ def mostly_placeholders(text: str) -> bool:
 
 _BULLET = re.compile(r"^(?:[-*+\u2022]|\d{1,3}[.)])\s+(.*)$")
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
-_SENTENCE_END = re.compile(
-    r"(?:(?<=[.!?])|(?<=[.!?][\"\u201d]))\s+(?=[A-Z0-9\"'(\[])|(?<=[\u3002\uff01\uff1f])"
-)
-_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr|No)\.|\b[A-Z]\.)$")
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "terminal", "cmd", "powershell"}
-
-
-def _sentences(paragraph: str) -> list[str]:
-    parts: list[str] = []
-    for piece in _SENTENCE_END.split(paragraph):
-        if parts and _ABBREV.search(parts[-1]):
-            parts[-1] += " " + piece
-        elif piece.strip():
-            parts.append(piece.strip())
-    return parts
 
 
 def _quote_depth(line: str) -> tuple[int, str]:
@@ -265,7 +252,7 @@ def text_units(text: str, source: str) -> list[Unit]:
 
     def flush(item: bool = False) -> None:
         if paragraph:
-            for sentence in _sentences(" ".join(paragraph)):
+            for sentence in sentences(" ".join(paragraph)):
                 pieces.append((sentence, context, False, outline(), item))
             paragraph.clear()
 
@@ -318,7 +305,7 @@ def text_units(text: str, source: str) -> list[Unit]:
         paragraph.append(stripped)
         if strip_markdown(stripped).endswith((":", "\uff1a")):
             # only the last sentence leads in ("309 tests, all passing. Let me run the gate:")
-            *before, lead = _sentences(" ".join(paragraph))
+            *before, lead = sentences(" ".join(paragraph))
             paragraph[:] = before
             flush()
             context = strip_markdown(lead).lower()
