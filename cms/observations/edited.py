@@ -10,7 +10,7 @@ with it. Pure reading plus one read query; the caller marks what is found. No ho
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from cms.record import Record
 from cms.textindex import STOPWORDS
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 SPAN = 4  # tokens on each side of a replacement, at most: a value changed, not a rewrite
 FOUND_PER_VALUE = 40  # items looked at per replaced value
+VALUE_JOINS = "-_:/@+#~%"  # inside a whole value (values()), never at its ends
 
 
 class ValueChange(Record, frozen=True):
@@ -32,22 +33,52 @@ class ValueChange(Record, frozen=True):
     added: frozenset[str]
 
 
-def tokens(text: str) -> list[str]:
-    """Runs of letters and digits, case folded; a dot between two of them joins them
-    ("staging-db.internal:5433" -> staging, db.internal, 5433; "v0.8.0", "3.5Gi" stay whole).
-    No regular expression: the prompt hook reads passages with it."""
+def _number(token: str) -> str:
+    """A version written with trailing zero parts as its shortest form ("16.0" -> "16")."""
+    if token.replace(".", "").isdigit() and "." in token:
+        while token.endswith(".0"):
+            token = token[:-2]
+    return token
+
+
+def _split(text: str, joins: str) -> list[str]:
+    """Runs of letters, digits and the characters in joins, case folded, with the joining
+    characters trimmed from both ends; a dot joins only between two letters or digits."""
     found: list[str] = []
     word = ""
     for n, char in enumerate(text):
-        joins = char == "." and word and n + 1 < len(text) and text[n + 1].isalnum()
-        if char.isalnum() or joins:
+        dot = char == "." and word and n + 1 < len(text) and text[n + 1].isalnum()
+        if char.isalnum() or dot or (char in joins and word):
             word += char
-        elif word:
-            found.append(word.casefold())
-            word = ""
-    if word:
-        found.append(word.casefold())
-    return found
+            continue
+        if word:
+            found.append(word)
+        word = ""
+    found.append(word)
+    trimmed = (w.rstrip(joins + ".").casefold() for w in found)
+    return [_number(w) for w in trimmed if w]
+
+
+def tokens(text: str) -> list[str]:
+    """Runs of letters and digits, case folded; a dot between two of them joins them
+    ("staging-db.internal:5433" -> staging, db.internal, 5433; "v0.8.0", "3.5Gi" stay whole;
+    "16.0" reads as "16"). No regular expression: the prompt hook reads passages with it."""
+    return _split(text, "")
+
+
+def values(text: str) -> list[str]:
+    """Whole values: tokens that also hold the characters identifiers, hosts, paths and URLs
+    are made of ("us-east-1", "LT_LOG", "https://api-staging.example.app"), split at spaces,
+    quotes, brackets, "=" and commas. An edit's change read at this grain names the value a
+    statement quotes whole, where its parts (us, east, 1) would not."""
+    return _split(text, VALUE_JOINS)
+
+
+def _grain(change: ValueChange) -> Callable[[str], list[str]]:
+    """The tokenizer a change was read with: values() when a removed token holds a joining
+    character, else tokens()."""
+    whole = any(c in VALUE_JOINS for token in change.removed for c in token)
+    return values if whole else tokens
 
 
 def _is_value(token: str) -> bool:
@@ -58,21 +89,24 @@ def _is_value(token: str) -> bool:
 
 
 def value_changes(old: str, new: str) -> list[ValueChange]:
-    """The values an edit of old into new replaced in place: each run of at most SPAN tokens
-    replaced by another such run, the removed side kept to values no longer in the new text."""
+    """The values an edit of old into new replaced in place, read at both grains (tokens(),
+    then values()): each run of at most SPAN tokens replaced by another such run, the removed
+    side kept to values no longer in the new text."""
     from difflib import SequenceMatcher
 
-    before, after = tokens(old), tokens(new)
-    left, right = set(before), set(after)
-    changes = []
-    matcher = SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "replace" or i2 - i1 > SPAN or j2 - j1 > SPAN:
-            continue
-        removed = frozenset(t for t in before[i1:i2] if t not in right and _is_value(t))
-        added = frozenset(t for t in after[j1:j2] if t not in left)
-        if removed and added:
-            changes.append(ValueChange(removed, added))
+    changes: list[ValueChange] = []
+    for split in (tokens, values):
+        before, after = split(old), split(new)
+        left, right = set(before), set(after)
+        matcher = SequenceMatcher(None, before, after, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "replace" or i2 - i1 > SPAN or j2 - j1 > SPAN:
+                continue
+            removed = frozenset(t for t in before[i1:i2] if t not in right and _is_value(t))
+            added = frozenset(t for t in after[j1:j2] if t not in left)
+            change = ValueChange(removed, added)
+            if removed and added and change not in changes:
+                changes.append(change)
     return changes
 
 
@@ -89,12 +123,13 @@ def outdated_by(text: str, kind: str, change: ValueChange) -> bool:
     from cms.language.subject import values_of
     from cms.observations.facts import PASSAGE
 
-    words = set(tokens(text))
+    split = _grain(change)
+    words = set(split(text))
     if not words & change.removed or words & change.added or "not" in values_of(text):
         return False
     if any(any(c.isdigit() for c in w) for w in words - change.removed):
         return False  # another number or version: the statement is about more than this value
-    if any(not set(tokens(part)) & change.removed for part in sentences(text)):
+    if any(not set(split(part)) & change.removed for part in sentences(text)):
         return False  # a sentence of it says something else
     return (kind_of_fact(text) if kind == PASSAGE else kind) != "bugfix"
 
@@ -140,7 +175,7 @@ def replaced_since(
     """Whether text, said at `said` (in that chat's turn), names a value an edit recorded later
     replaced, and none that edit put in its place: what it says of that value no longer holds.
     A read for the prompt hook, without the guards of outdated_by."""
-    words = set(tokens(text))
+    words = set(tokens(text)) | set(values(text))
 
     def run(conn: sqlite3.Connection) -> bool:
         for removed, added, where, when in conn.execute(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cms.observations.edited import ValueChange, outdated_by, value_changes
+from cms.observations.edited import ValueChange, outdated_by, value_changes, values
 
 
 @pytest.mark.parametrize(
@@ -22,7 +22,36 @@ from cms.observations.edited import ValueChange, outdated_by, value_changes
 def test_a_value_replaced_in_place_is_a_change(
     old: str, new: str, removed: set[str], added: set[str]
 ) -> None:
-    assert value_changes(old, new) == [ValueChange(frozenset(removed), frozenset(added))]
+    assert value_changes(old, new)[0] == ValueChange(frozenset(removed), frozenset(added))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "statement"),
+    [
+        ('region = "us-east-1"', 'region = "eu-central-1"', "Usual region us-east-1"),
+        ('from_env("LT_LOG")', 'from_env("LOGTAIL_LOG")', "Log level via env var LT_LOG"),
+        ("URL=https://api-staging.example.app", "URL=https://staging-api.example.app",
+         "Staging api is https://api-staging.example.app."),
+        ("DEPLOYMENT_TARGET = 16.0;", "DEPLOYMENT_TARGET = 17.0;", "Min iOS 16"),
+    ],
+)  # fmt: skip
+def test_a_value_a_statement_names_whole_is_read_whole_from_the_edit(
+    old: str, new: str, statement: str
+) -> None:
+    """Its parts (us, east, 1) would leave a number the edit kept, and the statement stays."""
+    assert any(outdated_by(statement, "decision", c) for c in value_changes(old, new))
+
+
+def test_an_edit_read_whole_leaves_a_statement_of_a_part_to_the_finer_reading() -> None:
+    old, new = "postgresql://db.internal:5432/app", "postgresql://db.internal:5433/app"
+    whole, fine = values(old)[0], value_changes(old, new)[0]
+    assert [
+        outdated_by("The db listens on 5432", "decision", c) for c in value_changes(old, new)
+    ] == [
+        True,
+        False,
+    ]
+    assert whole.endswith("5432/app") and fine.removed == {"5432"}
 
 
 @pytest.mark.parametrize(
