@@ -181,6 +181,20 @@ def _related_rows(
     return list(unique.values())
 
 
+def _retired_copy(conn: sqlite3.Connection, new: NewObservation) -> int | None:
+    """The observation already made of the candidate's source fact with the same text and since
+    taken out of force (superseded, retired by an edit): the same item, never a new copy."""
+    if not new.source:
+        return None
+    for obs_id, body in conn.execute(
+        "SELECT id, body FROM observations WHERE source = ? AND superseded_by IS NOT NULL",
+        (new.source,),
+    ):
+        if _normal(body) == _normal(new.body):
+            return int(obs_id)
+    return None
+
+
 def store_candidate(
     conn: sqlite3.Connection,
     project: str,
@@ -203,6 +217,9 @@ def store_candidate(
     (the default one, a merged or deleted one) it overrides the older one where the new one is
     visible (overrides.py). created_at, updated_at and archived_at default to a fresh capture.
     """
+    retired = _retired_copy(conn, new)
+    if retired is not None:  # captured again (SessionEnd, a replay): still out of force
+        return CaptureOutcome(retired, "duplicate")
     superseded: list[int] = []
     overridden: list[int] = []  # another branch's, changed here: for this branch only
     for row in _related_rows(conn, new, place):

@@ -331,3 +331,25 @@ def test_offline_only_the_users_own_words_keep_a_standing_kind() -> None:
     assert offline_kind(narration, "preference", prompt) == "learning"
     assert offline_kind(narration, "decision", "") == "learning"
     assert offline_kind("I added app/errors.py.", "bugfix", prompt) == "bugfix"
+
+
+def test_a_fact_captured_again_after_it_left_force_stays_out_and_makes_no_copy(
+    plain: Path,
+) -> None:
+    """SessionEnd captures every fact of the chat again: one taken out of force in between (by
+    a later statement, or by an edit) is the same item, still out of force."""
+
+    def capture(body: str, source: str) -> list[int]:
+        with memory(plain) as mem:
+            new = NewObservation("decision", "Port", body, source=source)
+            return capture_observations(mem.store, [new], session="c1", agent="a", cwd=plain)
+
+    old = capture("The staging database listens on port 5433.", "c1/F3")
+    newer = capture("The staging database listens on port 6543 now.", "c1/F5")
+    assert capture("The staging database listens on port 5433.", "c1/F3") == []
+    with memory(plain) as mem:
+        live = [o.id for o in mem.store.list_observations()]
+        kept = mem.store.get(old[0])
+    assert live == newer
+    assert kept is not None and kept.superseded_by == newer[0]
+    assert capture("The staging database listens on port 5433, the replica on 5434.", "c1/F3")
